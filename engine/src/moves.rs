@@ -1,0 +1,162 @@
+//! Atomic moves and fixed-capacity move lists.
+//!
+//! A [`Move`] is one whole turn: a placement or a move (slide or flight) from one point
+//! to another, plus the piece it takes when it closes a mill.
+
+use crate::board::Point;
+use std::fmt;
+
+const NONE: u8 = u8::MAX;
+
+/// One atomic turn: place on `to`, or move `from`-`to`; then take `capture`, if any.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Move {
+    from: u8,
+    to: u8,
+    capture: u8,
+}
+
+impl Move {
+    /// Place a piece from the hand on `to`.
+    pub const fn place(to: Point) -> Move {
+        Move {
+            from: NONE,
+            to: to.index() as u8,
+            capture: NONE,
+        }
+    }
+
+    /// Move a piece from `from` to `to` (a slide, or a flight with three pieces).
+    pub const fn shift(from: Point, to: Point) -> Move {
+        Move {
+            from: from.index() as u8,
+            to: to.index() as u8,
+            capture: NONE,
+        }
+    }
+
+    /// The same move, taking the opponent's piece on `capture`.
+    pub const fn with_capture(self, capture: Point) -> Move {
+        Move {
+            capture: capture.index() as u8,
+            ..self
+        }
+    }
+
+    /// The same move, without a capture.
+    pub const fn without_capture(self) -> Move {
+        Move {
+            capture: NONE,
+            ..self
+        }
+    }
+
+    /// The point the piece leaves, or `None` for a placement.
+    pub const fn from(self) -> Option<Point> {
+        Point::new(self.from as usize)
+    }
+
+    /// The point the piece arrives on.
+    pub const fn to(self) -> Point {
+        Point::from_index(self.to as usize)
+    }
+
+    /// The opponent's piece taken, if the move closes a mill.
+    pub const fn capture(self) -> Option<Point> {
+        Point::new(self.capture as usize)
+    }
+
+    /// Whether the move places a piece from the hand.
+    pub const fn is_placement(self) -> bool {
+        self.from == NONE
+    }
+}
+
+impl fmt::Display for Move {
+    /// Canonical notation: `d6`, `a1-a4`, `d6xg7`, `a1-a4xg7`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(from) = self.from() {
+            write!(f, "{from}-")?;
+        }
+        write!(f, "{}", self.to())?;
+        if let Some(c) = self.capture() {
+            write!(f, "x{c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Capacity of a [`MoveList`]. No position has more legal moves: a move without a
+/// capture goes along one of at most 32 connections (slides), to one of at most 24
+/// empty points (placements) or from one of 3 pieces to one of at most 21 empty points
+/// (flights, of which at most 3 close a mill since two points share at most one line),
+/// and each capture choice multiplies one move by at most 9 opponent pieces:
+/// slides 32 * 9 = 288 bound the rest.
+pub const MAX_MOVES: usize = 288;
+
+/// A list of legal moves with fixed capacity, kept on the stack.
+#[derive(Clone)]
+pub struct MoveList {
+    moves: [Move; MAX_MOVES],
+    len: usize,
+}
+
+impl MoveList {
+    /// An empty list.
+    pub const fn new() -> MoveList {
+        MoveList {
+            moves: [Move {
+                from: NONE,
+                to: 0,
+                capture: NONE,
+            }; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    /// Append a move. Move generation never exceeds [`MAX_MOVES`] (see its proof).
+    #[inline]
+    pub(crate) fn push(&mut self, m: Move) {
+        self.moves[self.len] = m;
+        self.len += 1;
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for MoveList {
+    fn deref_mut(&mut self) -> &mut [Move] {
+        &mut self.moves[..self.len]
+    }
+}
+
+impl fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}

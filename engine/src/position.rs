@@ -1,0 +1,563 @@
+//! Colours, variants, positions and the rules of a turn.
+//!
+//! A [`Setup`] is an unvalidated position with public fields; [`Position`] is a
+//! validated one: no point is taken twice and each colour has at most nine pieces on
+//! the board plus in hand. Every `Position` carries its [`Variant`], so move generation
+//! cannot mix the rules of the two games. The end of the game is decided exactly as
+//! RULES.md orders it: first a player with an empty hand and at most two pieces loses,
+//! then a side to move without a legal move loses. Threefold repetition needs the
+//! history and lives in [`crate::Game`].
+
+use crate::board::{Bitboard, Point};
+use crate::moves::{Move, MoveList};
+use crate::tables::{closes_mill, in_mills, ADJACENT};
+use std::fmt;
+use thiserror::Error;
+
+/// Pieces each player starts with.
+pub const PIECES_PER_PLAYER: u8 = 9;
+
+/// A player. White moves first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Color {
+    /// The first player.
+    White = 0,
+    /// The second player.
+    Black = 1,
+}
+
+impl Color {
+    /// Both colours, White first.
+    pub const ALL: [Color; 2] = [Color::White, Color::Black];
+
+    /// The other colour.
+    pub const fn opponent(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// 0 for White, 1 for Black.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `"white"` or `"black"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The two games: with or without flying at three pieces.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub enum Variant {
+    /// A player with three pieces and an empty hand may fly.
+    #[default]
+    Standard,
+    /// Nobody ever flies.
+    NoFlying,
+}
+
+impl Variant {
+    /// Both variants.
+    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::NoFlying];
+
+    /// `"standard"` or `"no-flying"`, as on the command line and in file names.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::NoFlying => "no-flying",
+        }
+    }
+
+    /// Whether a player with exactly three pieces and an empty hand flies.
+    pub const fn flying(self) -> bool {
+        matches!(self, Variant::Standard)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Variant, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "standard" => Ok(Variant::Standard),
+            "no-flying" | "noflying" | "no_flying" => Ok(Variant::NoFlying),
+            _ => Err(format!(
+                "unknown variant '{s}' (expected 'standard' or 'no-flying')"
+            )),
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    /// This colour won.
+    Win(Color),
+    /// Threefold repetition.
+    Draw,
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EndReason {
+    /// The loser has an empty hand and at most two pieces on the board.
+    TwoPieces,
+    /// The loser is to move and has no legal move.
+    Blocked,
+    /// The same position occurred for the third time with the same side to move.
+    Threefold,
+}
+
+/// The end of a game: who won and why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct GameEnd {
+    /// The result.
+    pub outcome: Outcome,
+    /// The rule that ended the game.
+    pub reason: EndReason,
+}
+
+impl fmt::Display for GameEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.outcome, self.reason) {
+            (Outcome::Win(c), EndReason::TwoPieces) => write!(
+                f,
+                "{c} wins: {} has an empty hand and at most two pieces",
+                c.opponent()
+            ),
+            (Outcome::Win(c), EndReason::Blocked) => {
+                write!(f, "{c} wins: {} is to move and is blocked", c.opponent())
+            }
+            (Outcome::Draw, _) | (_, EndReason::Threefold) => {
+                f.write_str("draw by threefold repetition")
+            }
+        }
+    }
+}
+
+/// An unvalidated position, as parsed from text. Turn it into a [`Position`] with
+/// [`Setup::position`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Setup {
+    /// Pieces on the board, by colour index.
+    pub pieces: [Bitboard; 2],
+    /// Pieces in hand, by colour index.
+    pub hand: [u8; 2],
+    /// The side to move.
+    pub side_to_move: Color,
+}
+
+impl Setup {
+    /// The start of the game: empty board, nine pieces in each hand, White to move.
+    pub const START: Setup = Setup {
+        pieces: [Bitboard::EMPTY; 2],
+        hand: [PIECES_PER_PLAYER; 2],
+        side_to_move: Color::White,
+    };
+
+    /// Validate the setup for a variant.
+    ///
+    /// # Errors
+    /// [`SetupError`] naming the first problem found.
+    pub fn position(&self, variant: Variant) -> Result<Position, SetupError> {
+        Position::from_setup(self, variant)
+    }
+}
+
+/// Why a [`Setup`] is not a valid position.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SetupError {
+    /// A point holds pieces of both colours.
+    #[error("point {0} holds both a white and a black piece")]
+    Overlap(Point),
+    /// A colour has more than nine pieces on the board plus in hand.
+    #[error("{color} has {on_board} pieces on the board and {in_hand} in hand: at most {PIECES_PER_PLAYER} in all")]
+    TooManyPieces {
+        /// The colour.
+        color: Color,
+        /// Pieces on the board.
+        on_board: u32,
+        /// Pieces in hand.
+        in_hand: u32,
+    },
+}
+
+/// Why a move cannot be played in a position.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum IllegalMove {
+    /// The game is already over.
+    #[error("the game is over")]
+    GameOver,
+    /// The side to move has pieces in hand and must place.
+    #[error("{0} has pieces in hand and must place, not move")]
+    MustPlace(Color),
+    /// The side to move has no pieces in hand.
+    #[error("{0} has no pieces in hand to place")]
+    NothingToPlace(Color),
+    /// The target point is taken.
+    #[error("{0} is not empty")]
+    Occupied(Point),
+    /// The piece to move is not the mover's.
+    #[error("{0} holds no {1} piece")]
+    NotOwnPiece(Point, Color),
+    /// A slide that is not along one connection.
+    #[error("{0} and {1} are not joined by a line ({2} may not fly)")]
+    NotAdjacent(Point, Point, Color),
+    /// The move closes a mill and must take a piece.
+    #[error("it closes a mill: say which piece it takes, like {0}x<point>")]
+    MissingCapture(String),
+    /// The move closes no mill and so takes nothing.
+    #[error("it closes no mill, so it cannot take {0}")]
+    UnexpectedCapture(Point),
+    /// The capture names no opponent piece.
+    #[error("{0} holds no {1} piece to take")]
+    NothingToTake(Point, Color),
+    /// The capture names a piece protected by a mill.
+    #[error("{0} stands in a mill and other {1} pieces do not")]
+    Protected(Point, Color),
+}
+
+/// A validated position: the 24 points, both hands and the side to move, under a
+/// variant's rules.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    pieces: [Bitboard; 2],
+    hand: [u8; 2],
+    side: Color,
+    variant: Variant,
+}
+
+impl Position {
+    /// The start of the game for a variant.
+    pub fn start(variant: Variant) -> Position {
+        Position {
+            pieces: Setup::START.pieces,
+            hand: Setup::START.hand,
+            side: Color::White,
+            variant,
+        }
+    }
+
+    /// Validate a setup.
+    ///
+    /// # Errors
+    /// [`SetupError::Overlap`] when a point holds both colours,
+    /// [`SetupError::TooManyPieces`] when a colour has more than nine pieces.
+    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, SetupError> {
+        let both = setup.pieces[0] & setup.pieces[1];
+        if let Some(p) = both.first() {
+            return Err(SetupError::Overlap(p));
+        }
+        for color in Color::ALL {
+            let on_board = setup.pieces[color.index()].count();
+            let in_hand = u32::from(setup.hand[color.index()]);
+            if on_board + in_hand > u32::from(PIECES_PER_PLAYER) {
+                return Err(SetupError::TooManyPieces {
+                    color,
+                    on_board,
+                    in_hand,
+                });
+            }
+        }
+        Ok(Position {
+            pieces: setup.pieces,
+            hand: setup.hand,
+            side: setup.side_to_move,
+            variant,
+        })
+    }
+
+    /// The unvalidated form of this position.
+    pub const fn to_setup(&self) -> Setup {
+        Setup {
+            pieces: self.pieces,
+            hand: self.hand,
+            side_to_move: self.side,
+        }
+    }
+
+    /// The rules this position is played under.
+    pub const fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The same position under another variant's rules.
+    pub const fn with_variant(mut self, variant: Variant) -> Position {
+        self.variant = variant;
+        self
+    }
+
+    /// The side to move.
+    pub const fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The pieces of a colour on the board.
+    pub const fn pieces(&self, color: Color) -> Bitboard {
+        self.pieces[color as usize]
+    }
+
+    /// The pieces of a colour in hand.
+    pub const fn hand(&self, color: Color) -> u8 {
+        self.hand[color as usize]
+    }
+
+    /// The pieces of the side to move.
+    pub const fn us(&self) -> Bitboard {
+        self.pieces[self.side as usize]
+    }
+
+    /// The pieces of the opponent of the side to move.
+    pub const fn them(&self) -> Bitboard {
+        self.pieces[self.side.opponent() as usize]
+    }
+
+    /// The empty points.
+    pub const fn empty(&self) -> Bitboard {
+        Bitboard::from_bits_truncate(!(self.pieces[0].bits() | self.pieces[1].bits()))
+    }
+
+    /// Whether the colour has lost by rule 1: empty hand and at most two pieces.
+    pub const fn is_reduced(&self, color: Color) -> bool {
+        self.hand[color as usize] == 0 && self.pieces[color as usize].count() <= 2
+    }
+
+    /// Whether the side to move flies (moves a piece to any empty point).
+    pub const fn flies(&self) -> bool {
+        self.variant.flying() && self.hand[self.side as usize] == 0 && self.us().count() == 3
+    }
+
+    /// The opponent pieces a mill may take: those outside mills, or all of them when
+    /// every one stands in a mill. Empty when the opponent has no piece on the board.
+    pub fn capturable(&self) -> Bitboard {
+        let them = self.them();
+        let free = them & !in_mills(them);
+        if free.is_empty() {
+            them
+        } else {
+            free
+        }
+    }
+
+    /// How the game has ended in this position, by rules 1 and 2 of RULES.md, if it has.
+    ///
+    /// When both players are reduced (possible only in a set-up position) the side to
+    /// move is the loser. Threefold repetition needs a history: see [`crate::Game`].
+    pub fn end(&self) -> Option<GameEnd> {
+        let us = self.side;
+        let reduced = |loser: Color| GameEnd {
+            outcome: Outcome::Win(loser.opponent()),
+            reason: EndReason::TwoPieces,
+        };
+        if self.is_reduced(us) {
+            Some(reduced(us))
+        } else if self.is_reduced(us.opponent()) {
+            Some(reduced(us.opponent()))
+        } else if !self.has_move() {
+            Some(GameEnd {
+                outcome: Outcome::Win(us.opponent()),
+                reason: EndReason::Blocked,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Whether the side to move has a move, ignoring rule 1.
+    fn has_move(&self) -> bool {
+        let empty = self.empty();
+        if self.hand[self.side as usize] > 0 || self.flies() {
+            !empty.is_empty()
+        } else {
+            !(self.us().neighbours() & empty).is_empty()
+        }
+    }
+
+    /// The destinations of a piece on `from` (a slide, or a flight).
+    #[inline]
+    fn targets(&self, from: Point) -> Bitboard {
+        if self.flies() {
+            self.empty()
+        } else {
+            ADJACENT[from.index()] & self.empty()
+        }
+    }
+
+    /// Every legal move; empty when the game is over.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
+            return list;
+        }
+        let us = self.us();
+        let capturable = self.capturable();
+        let emit = |list: &mut MoveList, m: Move, own: Bitboard| {
+            if capturable.is_empty() || !closes_mill(own, m.to().index()) {
+                list.push(m);
+            } else {
+                for c in capturable {
+                    list.push(m.with_capture(c));
+                }
+            }
+        };
+        if self.hand[self.side as usize] > 0 {
+            for to in self.empty() {
+                emit(&mut list, Move::place(to), us);
+            }
+        } else {
+            for from in us {
+                let own = us ^ from.bit();
+                for to in self.targets(from) {
+                    emit(&mut list, Move::shift(from, to), own);
+                }
+            }
+        }
+        list
+    }
+
+    /// The number of legal moves, without listing them (as `legal_moves().len()`).
+    pub fn count_legal_moves(&self) -> u64 {
+        if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
+            return 0;
+        }
+        let us = self.us();
+        let captures = u64::from(self.capturable().count().max(1));
+        let empty = self.empty();
+        if self.hand[self.side as usize] > 0 {
+            let closing = empty.filter(|to| closes_mill(us, to.index())).count() as u64;
+            u64::from(empty.count()) + closing * (captures - 1)
+        } else {
+            let mut n = 0;
+            for from in us {
+                let own = us ^ from.bit();
+                let targets = self.targets(from);
+                let closing = targets.filter(|to| closes_mill(own, to.index())).count() as u64;
+                n += u64::from(targets.count()) + closing * (captures - 1);
+            }
+            n
+        }
+    }
+
+    /// Check a move against the rules, saying what is wrong with an illegal one.
+    ///
+    /// # Errors
+    /// The [`IllegalMove`] reason.
+    pub fn check(&self, m: Move) -> Result<(), IllegalMove> {
+        if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
+            return Err(IllegalMove::GameOver);
+        }
+        let side = self.side;
+        let to = m.to();
+        if !self.empty().contains(to) {
+            return Err(IllegalMove::Occupied(to));
+        }
+        let own = match m.from() {
+            None if self.hand[side as usize] == 0 => return Err(IllegalMove::NothingToPlace(side)),
+            None => self.us(),
+            Some(_) if self.hand[side as usize] > 0 => return Err(IllegalMove::MustPlace(side)),
+            Some(from) => {
+                if !self.us().contains(from) {
+                    return Err(IllegalMove::NotOwnPiece(from, side));
+                }
+                if !self.targets(from).contains(to) {
+                    return Err(IllegalMove::NotAdjacent(from, to, side));
+                }
+                self.us() ^ from.bit()
+            }
+        };
+        let capturable = self.capturable();
+        let mill = closes_mill(own, to.index()) && !capturable.is_empty();
+        match (mill, m.capture()) {
+            (true, None) => Err(IllegalMove::MissingCapture(m.to_string())),
+            (false, Some(c)) => Err(IllegalMove::UnexpectedCapture(c)),
+            (true, Some(c)) if !self.them().contains(c) => {
+                Err(IllegalMove::NothingToTake(c, side.opponent()))
+            }
+            (true, Some(c)) if !capturable.contains(c) => {
+                Err(IllegalMove::Protected(c, side.opponent()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether a move is legal here.
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.check(m).is_ok()
+    }
+
+    /// The position after a move, checked first.
+    ///
+    /// # Errors
+    /// The [`IllegalMove`] reason when the move is not legal.
+    pub fn play(&self, m: Move) -> Result<Position, IllegalMove> {
+        self.check(m)?;
+        Ok(self.play_unchecked(m))
+    }
+
+    /// The position after a move known to be legal (from [`Position::legal_moves`]).
+    /// An illegal move gives a position that may not follow the rules.
+    #[inline]
+    pub fn play_unchecked(&self, m: Move) -> Position {
+        let mut next = *self;
+        let us = self.side as usize;
+        match m.from() {
+            None => next.hand[us] -= 1,
+            Some(from) => next.pieces[us] ^= from.bit(),
+        }
+        next.pieces[us] |= m.to().bit();
+        if let Some(c) = m.capture() {
+            next.pieces[us ^ 1] &= !c.bit();
+        }
+        next.side = self.side.opponent();
+        next
+    }
+
+    /// The full state packed injectively into 57 bits: White's points, Black's points,
+    /// both hands and the side to move.
+    pub const fn packed(&self) -> u64 {
+        self.pieces[0].bits() as u64
+            | (self.pieces[1].bits() as u64) << 24
+            | (self.hand[0] as u64) << 48
+            | (self.hand[1] as u64) << 52
+            | (self.side as u64) << 56
+    }
+
+    /// A 64-bit hash of the full state (points, hands, side to move), for
+    /// transposition tables. Distinct states differ in their `packed` form, which the
+    /// hash scrambles with a bijective mixer, so two states collide only through the
+    /// table index, never in the full 64 bits.
+    pub const fn hash(&self) -> u64 {
+        mix64(self.packed())
+    }
+
+    /// The key of the threefold rule: the 24 points and the side to move, hands ignored.
+    pub const fn repetition_key(&self) -> u64 {
+        self.packed() & !(0xFF << 48)
+    }
+}
+
+/// A bijective 64-bit mixer (the splitmix64 finaliser).
+const fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,2 @@
+//! Tablebases for the movement phase of Nine Men's Morris (work in progress).
+#![warn(missing_docs)]
