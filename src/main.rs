@@ -1,1 +1,49 @@
-fn main() {}
+//! `morris`: the command line of the Nine Men's Morris solver. Each subcommand lives in
+//! its own module, thin over the library crates. Bad input exits with status 2 and a
+//! one-line message; other failures exit with status 1.
+
+mod args;
+mod moves;
+mod perft;
+mod show;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Strong solver and analysis engine for Nine Men's Morris (Standard and No-flying).
+#[derive(Parser)]
+#[command(name = "morris", version, about, long_about = None)]
+#[command(
+    after_help = "Examples:\n  morris show --moves \"d6 d2 f4\"\n  morris moves --fen \".../.../.../....../.../.../... w 9 9\"\n  morris perft 5"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Show(show::Args),
+    Moves(moves::Args),
+    Perft(perft::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Show(a) => show::run(&a),
+        Command::Moves(a) => moves::run(&a),
+        Command::Perft(a) => perft::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.is::<args::InputError>() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

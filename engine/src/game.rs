@@ -44,7 +44,10 @@ impl Game {
 
     /// How often the current position (points and side to move) has occurred.
     pub fn repetitions(&self) -> u32 {
-        self.seen.get(&self.position().repetition_key()).copied().unwrap_or(0)
+        self.seen
+            .get(&self.position().repetition_key())
+            .copied()
+            .unwrap_or(0)
     }
 
     /// How the game has ended, if it has: rules 1 and 2 first, then threefold.

@@ -111,9 +111,16 @@ pub fn parse_move(s: &str) -> Result<Move, ParseError> {
 /// rules refuse (game over included), each naming the token.
 pub fn parse_moves(start: &Position, text: &str) -> Result<Vec<(Move, Position)>, ParseError> {
     let mut tokens: Vec<String> = Vec::new();
-    for t in text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()) {
+    for t in text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+    {
         match tokens.last_mut() {
-            Some(prev) if t.len() > 1 && t.as_bytes()[0].eq_ignore_ascii_case(&b'x') && !prev.contains(['x', 'X']) => {
+            Some(prev)
+                if t.len() > 1
+                    && t.as_bytes()[0].eq_ignore_ascii_case(&b'x')
+                    && !prev.contains(['x', 'X']) =>
+            {
                 prev.push_str(t)
             }
             _ => tokens.push(t.to_string()),
@@ -194,7 +201,11 @@ pub fn setup_to_sanmill(setup: &Setup) -> String {
     };
     let placing = setup.hand.iter().any(|&h| h > 0);
     let phase = if placing { 'p' } else { 'm' };
-    let action = if setup.hand[setup.side_to_move.index()] > 0 { 'p' } else { 's' };
+    let action = if setup.hand[setup.side_to_move.index()] > 0 {
+        'p'
+    } else {
+        's'
+    };
     format!(
         "{board} {side} {phase} {action} {} {} {} {} 0 0 0 0 0 0 0 0 1",
         setup.pieces[0].count(),
@@ -227,7 +238,9 @@ fn parse_count(token: Option<&str>, what: &str) -> Result<u8, ParseError> {
 /// [`ParseError::Position`] naming the bad part.
 pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
     let mut tokens = text.split_whitespace();
-    let board = tokens.next().ok_or_else(|| position_error("empty position string"))?;
+    let board = tokens
+        .next()
+        .ok_or_else(|| position_error("empty position string"))?;
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 7 {
         return Err(position_error(format!(
@@ -239,7 +252,8 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
     let mut points = reading_order().peekable();
     for (ranks_row, rank) in ranks.iter().enumerate() {
         let rank_digit = b'7' - ranks_row as u8;
-        let row: Vec<Point> = std::iter::from_fn(|| points.next_if(|p| p.rank() == rank_digit)).collect();
+        let row: Vec<Point> =
+            std::iter::from_fn(|| points.next_if(|p| p.rank() == rank_digit)).collect();
         if rank.chars().count() != row.len() {
             return Err(position_error(format!(
                 "rank {} '{rank}' has {} points, expected {}",
@@ -253,11 +267,7 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
                 'W' | 'w' => pieces[0] |= p.bit(),
                 'B' | 'b' => pieces[1] |= p.bit(),
                 '.' => {}
-                _ => {
-                    return Err(position_error(format!(
-                        "'{c}' on {p} is not W, B or '.'"
-                    )))
-                }
+                _ => return Err(position_error(format!("'{c}' on {p} is not W, B or '.'"))),
             }
         }
     }
@@ -267,7 +277,9 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
         parse_count(tokens.next(), "Black's hand")?,
     ];
     if let Some(extra) = tokens.next() {
-        return Err(position_error(format!("unexpected '{extra}' after the hands")));
+        return Err(position_error(format!(
+            "unexpected '{extra}' after the hands"
+        )));
     }
     Ok(Setup {
         pieces,
@@ -282,7 +294,9 @@ pub fn parse_setup(text: &str) -> Result<Setup, ParseError> {
 /// [`ParseError::Position`] naming the bad part, including a pending removal.
 pub fn parse_sanmill(text: &str) -> Result<Setup, ParseError> {
     let mut tokens = text.split_whitespace();
-    let board = tokens.next().ok_or_else(|| position_error("empty position string"))?;
+    let board = tokens
+        .next()
+        .ok_or_else(|| position_error("empty position string"))?;
     let rings: Vec<&str> = board.split('/').collect();
     if rings.len() != 3 || rings.iter().any(|r| r.chars().count() != 8) {
         return Err(position_error(format!(
@@ -295,18 +309,20 @@ pub fn parse_sanmill(text: &str) -> Result<Setup, ParseError> {
             'O' => pieces[0] |= p.bit(),
             '@' => pieces[1] |= p.bit(),
             '*' => {}
-            'X' => {
-                return Err(position_error(format!(
-                    "marked point 'X' on {p} belongs to a Sanmill rule variant this game does not have"
-                )))
-            }
+            'X' => return Err(position_error(format!(
+                "marked point 'X' on {p} belongs to a Sanmill rule variant this game does not have"
+            ))),
             _ => return Err(position_error(format!("'{c}' on {p} is not O, @ or *"))),
         }
     }
     let side_to_move = parse_side(tokens.next())?;
     match tokens.next() {
         Some("r" | "n" | "p" | "m" | "o") => {}
-        Some(t) => return Err(position_error(format!("phase '{t}' is not one of r, n, p, m, o"))),
+        Some(t) => {
+            return Err(position_error(format!(
+                "phase '{t}' is not one of r, n, p, m, o"
+            )))
+        }
         None => return Err(position_error("the phase is missing")),
     }
     match tokens.next() {
@@ -349,7 +365,9 @@ pub fn parse_sanmill(text: &str) -> Result<Setup, ParseError> {
         }
     }
     if let Some(t) = tokens.find(|t| t.parse::<i64>().is_err()) {
-        return Err(position_error(format!("trailing field '{t}' is not a number")));
+        return Err(position_error(format!(
+            "trailing field '{t}' is not a number"
+        )));
     }
     Ok(Setup {
         pieces,
@@ -465,12 +483,18 @@ mod tests {
         let p = |s| parse_point(s).unwrap();
         assert_eq!(parse_move("d6").unwrap(), Move::place(p("d6")));
         assert_eq!(parse_move("A1-A4").unwrap(), Move::shift(p("a1"), p("a4")));
-        assert_eq!(parse_move("d6xg7").unwrap(), Move::place(p("d6")).with_capture(p("g7")));
+        assert_eq!(
+            parse_move("d6xg7").unwrap(),
+            Move::place(p("d6")).with_capture(p("g7"))
+        );
         assert_eq!(
             parse_move("a1-a4XG7").unwrap(),
             Move::shift(p("a1"), p("a4")).with_capture(p("g7"))
         );
-        for bad in ["", "d4", "a1-", "-a4", "a1-a1", "x", "xg7", "d6x", "d6xd6", "a1--a4", "a1-a4-a7", "d6xg7xa1"] {
+        for bad in [
+            "", "d4", "a1-", "-a4", "a1-a1", "x", "xg7", "d6x", "d6xd6", "a1--a4", "a1-a4-a7",
+            "d6xg7xa1",
+        ] {
             assert!(parse_move(bad).is_err(), "{bad}");
         }
     }

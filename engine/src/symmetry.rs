@@ -101,7 +101,9 @@ impl Symmetry {
             (r0, r2) = (r2, r0);
         }
         Bitboard::from_bits_truncate(
-            map[r0 as usize] as u32 | (map[r1 as usize] as u32) << 8 | (map[r2 as usize] as u32) << 16,
+            map[r0 as usize] as u32
+                | (map[r1 as usize] as u32) << 8
+                | (map[r2 as usize] as u32) << 16,
         )
     }
 
@@ -109,7 +111,13 @@ impl Symmetry {
     pub fn inverse(self) -> Symmetry {
         Symmetry::ALL
             .into_iter()
-            .find(|s| (0..POINT_COUNT).all(|i| s.apply_point(self.apply_point(Point::from_index(i))).index() == i))
+            .find(|s| {
+                (0..POINT_COUNT).all(|i| {
+                    s.apply_point(self.apply_point(Point::from_index(i)))
+                        .index()
+                        == i
+                })
+            })
             .unwrap_or(Symmetry::IDENTITY)
     }
 }
@@ -121,7 +129,10 @@ mod tests {
     use std::collections::HashSet;
 
     fn perm(s: Symmetry) -> Vec<usize> {
-        Point::ALL.iter().map(|&p| s.apply_point(p).index()).collect()
+        Point::ALL
+            .iter()
+            .map(|&p| s.apply_point(p).index())
+            .collect()
     }
 
     #[test]
@@ -148,7 +159,10 @@ mod tests {
     #[test]
     fn group_laws_hold() {
         let all: HashSet<Vec<usize>> = Symmetry::ALL.iter().map(|&s| perm(s)).collect();
-        assert_eq!(perm(Symmetry::IDENTITY), (0..POINT_COUNT).collect::<Vec<_>>());
+        assert_eq!(
+            perm(Symmetry::IDENTITY),
+            (0..POINT_COUNT).collect::<Vec<_>>()
+        );
         for a in Symmetry::ALL {
             let inv = a.inverse();
             assert_eq!(
@@ -170,7 +184,14 @@ mod tests {
     #[test]
     fn set_image_matches_point_images() {
         for s in Symmetry::ALL {
-            for bits in [0u32, 0x00FF_FFFF, 0x0012_3456, 0x0080_0001, 0x00AA_0055, 0x0001_0203] {
+            for bits in [
+                0u32,
+                0x00FF_FFFF,
+                0x0012_3456,
+                0x0080_0001,
+                0x00AA_0055,
+                0x0001_0203,
+            ] {
                 let b = Bitboard::from_bits(bits).unwrap();
                 let slow: Bitboard = b.map(|p| s.apply_point(p)).collect();
                 assert_eq!(s.apply(b), slow);

@@ -1,0 +1,60 @@
+//! `morris show`: draw the board and describe the position.
+
+use crate::args::PositionArgs;
+use morris_engine::{notation, Color, Position};
+
+/// Draw the board of a position, with both position strings and the state of play.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  morris show\n  morris show --moves \"d6 d2 f4 b4\"\n  morris show --variant no-flying --fen \"W../.B./.../W.B..W/.../.../... b 0 0\""
+)]
+pub struct Args {
+    #[command(flatten)]
+    position: PositionArgs,
+}
+
+/// Run the command.
+///
+/// # Errors
+/// An input error for a bad position.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let pos = args.position.position()?;
+    print!("{}", describe(&pos));
+    Ok(())
+}
+
+fn describe(pos: &Position) -> String {
+    let setup = pos.to_setup();
+    let mut out = notation::diagram(&setup);
+    out.push('\n');
+    out.push_str(&format!("position: {pos}\n"));
+    out.push_str(&format!(
+        "sanmill:  {}\n",
+        notation::setup_to_sanmill(&setup)
+    ));
+    out.push_str(&format!("variant:  {}\n", pos.variant()));
+    for c in Color::ALL {
+        let phase = if pos.hand(c) > 0 {
+            "placing"
+        } else if pos.variant().flying() && pos.pieces(c).count() == 3 {
+            "flying"
+        } else {
+            "sliding"
+        };
+        out.push_str(&format!(
+            "{:<6}    {} on board, {} in hand, {phase}\n",
+            format!("{c}:"),
+            pos.pieces(c).count(),
+            pos.hand(c)
+        ));
+    }
+    match pos.end() {
+        Some(end) => out.push_str(&format!("game over: {end}\n")),
+        None => out.push_str(&format!(
+            "to move:  {} ({} legal moves)\n",
+            pos.side_to_move(),
+            pos.count_legal_moves()
+        )),
+    }
+    out
+}
