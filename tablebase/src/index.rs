@@ -208,6 +208,12 @@ impl SectorIndex {
         self.sets.len()
     }
 
+    /// Whether some symmetry other than the identity fixes block `i`'s `us`-set (only
+    /// then can a position of the block have a non-trivial stabiliser).
+    pub fn is_symmetric_block(&self, i: usize) -> bool {
+        self.symmetric[i].is_some()
+    }
+
     /// The canonical `us`-set of a block and its range of indices.
     pub fn block(&self, i: usize) -> (Bitboard, std::ops::Range<u64>) {
         (

@@ -1,0 +1,422 @@
+//! Retrograde generation of a pair of sectors.
+//!
+//! Phases (each reported to the [`Observer`]):
+//! 1. **Initialise**: every position's moves are generated. Captures lead into an
+//!    already solved smaller sector (or end the game), whose values are read now;
+//!    moves without capture stay in the pair and are counted.
+//! 2. **Propagate**, level by level: at level `L` every position decided with DTM `L`
+//!    is taken back one move. A lost position makes each predecessor a win in `L + 1`;
+//!    a won one decrements each predecessor's counter of undecided moves, and a
+//!    predecessor whose counter reaches zero is lost in `max(L + 1, its worst capture)`.
+//!    A win found through a capture waits as *tentative* until its level comes, and a
+//!    quicker win found by propagation replaces it. Levels are processed in increasing
+//!    order, so every DTM is exact.
+//! 3. **Draws**: what never resolves is a draw.
+//!
+//! Symmetry: entries are orbits (see [`crate::index`]), and taking back the moves of a
+//! representative reaches each predecessor orbit `|Stab(X)| / |Stab(P)|` times per
+//! forward move. Counters therefore start at `moves * 16 / |Stab(P)|` and each
+//! backward move subtracts `16 / |Stab(X)|`, which sums to exactly the start value.
+//!
+//! Working encoding of a value (one `AtomicU16` per position):
+//! `FINAL | dtm` decided; `TENTATIVE | dtm` a win through a capture not yet confirmed;
+//! otherwise undecided, with `NO_LOSS` set when a capture reaches a draw and the low
+//! bits holding the loss DTM its captures alone would give.
+
+use crate::index::SectorIndex;
+use crate::sector::{Sector, Value};
+use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
+use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use thiserror::Error;
+
+const FINAL: u16 = 0x8000;
+const TENTATIVE: u16 = 0x4000;
+const NO_LOSS: u16 = 0x2000;
+const FINAL_MAX: u16 = 0x7FFF;
+const TENTATIVE_MAX: u16 = 0x3FFF;
+const LOSS_MAX: u16 = 0x1FFF;
+
+/// Why a pair could not be generated.
+#[derive(Debug, Error)]
+pub enum GenerateError {
+    /// A sector that captures lead to was not supplied.
+    #[error("sector {needed} is needed to solve {sector} but is missing")]
+    MissingDependency {
+        /// The sector being solved.
+        sector: Sector,
+        /// The sector its captures reach.
+        needed: Sector,
+    },
+    /// A supplied sector has the wrong number of entries.
+    #[error("sector {0} has {1} entries, expected {2}")]
+    WrongSize(Sector, usize, u64),
+    /// A distance too long for the working encoding.
+    #[error("a distance of {0} plies in sector {1} exceeds the working encoding")]
+    DtmOverflow(u32, Sector),
+}
+
+/// Receives progress of a generation. All methods default to doing nothing.
+pub trait Observer: Sync {
+    /// A new phase starts, with `work` units to do (0 when unknown).
+    fn phase(&self, _name: &str, _work: u64) {}
+    /// `done` more units of the current phase are finished.
+    fn advance(&self, _done: u64) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// Counts of a solved sector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SectorStats {
+    /// Positions up to symmetry.
+    pub positions: u64,
+    /// Won for the side to move.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost for the side to move.
+    pub losses: u64,
+    /// Longest win, in plies (0 if none).
+    pub longest_win: u16,
+    /// Longest loss, in plies (0 if none).
+    pub longest_loss: u16,
+}
+
+impl SectorStats {
+    /// The counts of a slice of stored values.
+    pub fn of(values: &[u16]) -> SectorStats {
+        let mut s = SectorStats {
+            positions: values.len() as u64,
+            ..SectorStats::default()
+        };
+        for &v in values {
+            match Value(v).dtm() {
+                None => s.draws += 1,
+                Some(d) if d % 2 == 1 => {
+                    s.wins += 1;
+                    s.longest_win = s.longest_win.max(d);
+                }
+                Some(d) => {
+                    s.losses += 1;
+                    s.longest_loss = s.longest_loss.max(d);
+                }
+            }
+        }
+        s
+    }
+}
+
+/// One sector being solved.
+struct Side<'a> {
+    sector: Sector,
+    index: Arc<SectorIndex>,
+    val: Vec<AtomicU16>,
+    cnt: Vec<AtomicU16>,
+    /// Where captures lead: `None` when a capture ends the game.
+    capture: Option<(Arc<SectorIndex>, &'a [u16])>,
+}
+
+fn atomics(n: u64) -> Vec<AtomicU16> {
+    std::iter::repeat_with(|| AtomicU16::new(0))
+        .take(n as usize)
+        .collect()
+}
+
+/// Solve the pair of `sector` (the sector and its mirror) under `variant`.
+///
+/// `captured(s)` must return the stored values of every sector a capture reaches
+/// (`sector.after_capture()` and its mirror's). Returns the stored values of the
+/// sector and, if different, of its mirror.
+///
+/// # Errors
+/// [`GenerateError`] for a missing or wrongly sized dependency, or a distance beyond
+/// the working encoding.
+pub fn solve_pair<'a>(
+    variant: Variant,
+    sector: Sector,
+    captured: &dyn Fn(Sector) -> Option<&'a [u16]>,
+    observer: &dyn Observer,
+) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+    let mut sectors = vec![sector];
+    if sector.mirror() != sector {
+        sectors.push(sector.mirror());
+    }
+    let mut sides = Vec::new();
+    for &s in &sectors {
+        let index = SectorIndex::get(s.us as usize, s.them as usize);
+        let capture = match s.after_capture() {
+            None => None,
+            Some(t) => {
+                let values = captured(t).ok_or(GenerateError::MissingDependency {
+                    sector: s,
+                    needed: t,
+                })?;
+                let tindex = SectorIndex::get(t.us as usize, t.them as usize);
+                if values.len() as u64 != tindex.size() {
+                    return Err(GenerateError::WrongSize(t, values.len(), tindex.size()));
+                }
+                Some((tindex, values))
+            }
+        };
+        let n = index.size();
+        sides.push(Side {
+            sector: s,
+            val: atomics(n),
+            cnt: atomics(n),
+            index,
+            capture,
+        });
+    }
+    let gen = Generator {
+        variant,
+        sides,
+        max_level: AtomicU64::new(0),
+    };
+    let total: u64 = gen.sides.iter().map(|s| s.index.size()).sum();
+    observer.phase("initialise", total);
+    for k in 0..gen.sides.len() {
+        gen.initialise(k, observer)?;
+    }
+    observer.phase("propagate", total);
+    let mut level = 0u64;
+    while level <= gen.max_level.load(Relaxed) {
+        let mut done = 0;
+        for k in 0..gen.sides.len() {
+            done += gen.propagate_level(k, level as u16)?;
+        }
+        observer.advance(done);
+        level += 1;
+    }
+    observer.phase("draws", total);
+    let out = gen
+        .sides
+        .into_iter()
+        .map(|side| {
+            let values = side
+                .val
+                .into_par_iter()
+                .map(|v| {
+                    let v = v.into_inner();
+                    if v & FINAL != 0 {
+                        (v & FINAL_MAX) + 1
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            (side.sector, values)
+        })
+        .collect();
+    Ok(out)
+}
+
+struct Generator<'a> {
+    variant: Variant,
+    sides: Vec<Side<'a>>,
+    max_level: AtomicU64,
+}
+
+impl Generator<'_> {
+    /// The side that moves without capture from side `k` reach.
+    fn other(&self, k: usize) -> usize {
+        (k + 1) % self.sides.len()
+    }
+
+    fn flies(&self, pieces: Bitboard) -> bool {
+        self.variant.flying() && pieces.count() == 3
+    }
+
+    fn check(&self, dtm: u32, limit: u16, k: usize) -> Result<u16, GenerateError> {
+        if dtm > u32::from(limit) {
+            return Err(GenerateError::DtmOverflow(dtm, self.sides[k].sector));
+        }
+        self.max_level.fetch_max(u64::from(dtm), Relaxed);
+        Ok(dtm as u16)
+    }
+
+    fn initialise(&self, k: usize, observer: &dyn Observer) -> Result<(), GenerateError> {
+        let side = &self.sides[k];
+        (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
+            let symmetric = side.index.is_symmetric_block(b);
+            let mut n = 0;
+            for (i, us, them) in side.index.block_positions(b) {
+                let (val, cnt) = self.initial_value(k, us, them, symmetric)?;
+                side.val[i as usize].store(val, Relaxed);
+                side.cnt[i as usize].store(cnt, Relaxed);
+                n += 1;
+            }
+            observer.advance(n);
+            Ok(())
+        })
+    }
+
+    /// The working value and counter of a position before propagation.
+    fn initial_value(
+        &self,
+        k: usize,
+        us: Bitboard,
+        them: Bitboard,
+        symmetric: bool,
+    ) -> Result<(u16, u16), GenerateError> {
+        let side = &self.sides[k];
+        let empty = !(us | them);
+        let free = them & !in_mills(them);
+        let capturable = if free.is_empty() { them } else { free };
+        let flies = self.flies(us);
+        let (mut moves, mut quiet) = (0u32, 0u32);
+        let (mut best_win, mut worst_loss, mut no_loss) = (u32::MAX, 0u32, false);
+        for from in us {
+            let own = us ^ from.bit();
+            let targets = if flies {
+                empty
+            } else {
+                ADJACENT[from.index()] & empty
+            };
+            for to in targets {
+                moves += 1;
+                if !closes_mill(own, to.index()) {
+                    quiet += 1;
+                    continue;
+                }
+                let mover = own | to.bit();
+                for c in capturable {
+                    let Some((tindex, values)) = &side.capture else {
+                        best_win = 1;
+                        continue;
+                    };
+                    let v = Value(values[tindex.index(them ^ c.bit(), mover) as usize]);
+                    match v.dtm() {
+                        None => no_loss = true,
+                        Some(d) if d % 2 == 1 => worst_loss = worst_loss.max(u32::from(d) + 1),
+                        Some(d) => best_win = best_win.min(u32::from(d) + 1),
+                    }
+                }
+            }
+        }
+        Ok(if moves == 0 {
+            (FINAL, 0)
+        } else if best_win != u32::MAX {
+            (TENTATIVE | self.check(best_win, TENTATIVE_MAX, k)?, 0)
+        } else if quiet == 0 {
+            if no_loss {
+                (0, 0)
+            } else {
+                (FINAL | self.check(worst_loss, FINAL_MAX, k)?, 0)
+            }
+        } else {
+            let weight = if symmetric {
+                SYMMETRY_COUNT as u32 / side.index.index_with_stabiliser(us, them).1
+            } else {
+                SYMMETRY_COUNT as u32
+            };
+            let flags = if no_loss { NO_LOSS } else { 0 };
+            (
+                flags | self.check(worst_loss, LOSS_MAX, k)?,
+                (quiet * weight) as u16,
+            )
+        })
+    }
+
+    /// Take back every position of side `k` decided at `level`; returns their number.
+    fn propagate_level(&self, k: usize, level: u16) -> Result<u64, GenerateError> {
+        let side = &self.sides[k];
+        let found = AtomicU64::new(0);
+        (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
+            let (_, range) = side.index.block(b);
+            for i in range {
+                let slot = &side.val[i as usize];
+                let v = slot.load(Relaxed);
+                if v == TENTATIVE | level {
+                    // Only propagation replaces a tentative win, and never at the
+                    // level of the win itself, so this exchange cannot fail.
+                    let _ = slot.compare_exchange(v, FINAL | level, Relaxed, Relaxed);
+                } else if v != FINAL | level {
+                    continue;
+                }
+                found.fetch_add(1, Relaxed);
+                let (us, them) = side.index.position(i);
+                self.retract(k, us, them, level)?;
+            }
+            Ok(())
+        })?;
+        Ok(found.into_inner())
+    }
+
+    /// Take back the moves that led to position `(us, them)` of side `k`, decided
+    /// with DTM `level`.
+    fn retract(
+        &self,
+        k: usize,
+        us: Bitboard,
+        them: Bitboard,
+        level: u16,
+    ) -> Result<(), GenerateError> {
+        let pk = self.other(k);
+        let prev = &self.sides[pk];
+        let empty = !(us | them);
+        // The opponent moved last; a piece standing in a mill closed it, so its move
+        // captured and came from another sector.
+        let movable = them & !in_mills(them);
+        let flies = self.flies(them);
+        let lost = level % 2 == 0;
+        let weight = if lost {
+            0
+        } else {
+            (SYMMETRY_COUNT as u32 / self.sides[k].index.index_with_stabiliser(us, them).1) as u16
+        };
+        let next = u32::from(level) + 1;
+        for to in movable {
+            let rest = them ^ to.bit();
+            let origins = if flies {
+                empty
+            } else {
+                ADJACENT[to.index()] & empty
+            };
+            for from in origins {
+                let i = prev.index.index(rest | from.bit(), us) as usize;
+                if lost {
+                    self.mark_win(pk, i, next)?;
+                } else if prev.cnt[i].fetch_sub(weight, Relaxed) == weight {
+                    self.mark_loss(pk, i, next)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn mark_win(&self, k: usize, i: usize, dtm: u32) -> Result<(), GenerateError> {
+        let slot = &self.sides[k].val[i];
+        let mut cur = slot.load(Relaxed);
+        loop {
+            if cur & FINAL != 0 || (cur & TENTATIVE != 0 && u32::from(cur & TENTATIVE_MAX) <= dtm) {
+                return Ok(());
+            }
+            let new = FINAL | self.check(dtm, FINAL_MAX, k)?;
+            match slot.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => return Ok(()),
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// The last undecided move of position `i` of side `k` turned out won for the
+    /// opponent: the position is lost unless a capture already wins or draws.
+    fn mark_loss(&self, k: usize, i: usize, at_least: u32) -> Result<(), GenerateError> {
+        let slot = &self.sides[k].val[i];
+        let cur = slot.load(Relaxed);
+        if cur & (FINAL | TENTATIVE | NO_LOSS) != 0 {
+            return Ok(());
+        }
+        let dtm = at_least.max(u32::from(cur & LOSS_MAX));
+        let new = FINAL | self.check(dtm, FINAL_MAX, k)?;
+        // At a level where wins are confirmed no loss is marked and vice versa, so
+        // nothing else writes this slot now.
+        let _ = slot.compare_exchange(cur, new, Relaxed, Relaxed);
+        Ok(())
+    }
+}
