@@ -3,9 +3,14 @@
 //! one-line message; other failures exit with status 1.
 
 mod args;
+mod generate;
 mod moves;
 mod perft;
+mod probe;
 mod show;
+mod stats;
+mod tb;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +31,10 @@ enum Command {
     Show(show::Args),
     Moves(moves::Args),
     Perft(perft::Args),
+    Generate(generate::Args),
+    Verify(verify::Args),
+    Stats(stats::Args),
+    Probe(probe::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +43,10 @@ fn main() -> ExitCode {
         Command::Show(a) => show::run(&a),
         Command::Moves(a) => moves::run(&a),
         Command::Perft(a) => perft::run(&a),
+        Command::Generate(a) => generate::run(&a),
+        Command::Verify(a) => verify::run(&a),
+        Command::Stats(a) => stats::run(&a),
+        Command::Probe(a) => probe::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

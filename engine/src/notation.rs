@@ -309,9 +309,11 @@ pub fn parse_sanmill(text: &str) -> Result<Setup, ParseError> {
             'O' => pieces[0] |= p.bit(),
             '@' => pieces[1] |= p.bit(),
             '*' => {}
-            'X' => return Err(position_error(format!(
+            'X' => {
+                return Err(position_error(format!(
                 "marked point 'X' on {p} belongs to a Sanmill rule variant this game does not have"
-            ))),
+            )))
+            }
             _ => return Err(position_error(format!("'{c}' on {p} is not O, @ or *"))),
         }
     }

@@ -1,12 +1,40 @@
-//! Tablebases for the movement phase of Nine Men's Morris (work in progress).
+//! Tablebases for the movement phase of Nine Men's Morris: every position with both
+//! hands empty and three to nine pieces a side, for the Standard and the No-flying
+//! game, with its exact value and distance to the end of the game (DTM).
+//!
+//! - [`index`]: a dense numbering of each sector's positions up to symmetry.
+//! - [`generate`]: parallel retrograde analysis of a pair of sectors.
+//! - [`file`]: the self-checking file format, safe writing, layered opening.
+//! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
+//! - [`verify`]: an independent recomputation of stored values.
+//!
+//! ```
+//! use morris_tablebase::{solve_pair, Sector, SectorStats, Silent};
+//! use morris_engine::Variant;
+//!
+//! let sector = Sector::new(3, 3).unwrap();
+//! let solved = solve_pair(Variant::Standard, sector, &|_| None, &Silent).unwrap();
+//! let stats = SectorStats::of(&solved[0].1);
+//! assert_eq!((stats.wins, stats.draws, stats.losses), (140_621, 269, 28_736));
+//! assert_eq!(stats.longest_loss, 26);
+//! ```
+
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod combin;
+pub mod driver;
+pub mod file;
 pub mod generate;
 pub mod index;
+mod mmap;
 pub mod sector;
+pub mod tablebase;
 pub mod verify;
 
+pub use driver::{generate, Reporter, SectorReport};
+pub use file::{FileError, SectorFile};
 pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;
 pub use sector::{Sector, Value, Wdl};
+pub use tablebase::Tablebase;

@@ -1,0 +1,190 @@
+//! `morris generate`: solve movement-phase sectors into tablebase files.
+
+use crate::args::InputError;
+use crate::tb::{human_bytes, TbDir, Variants};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use morris_engine::Variant;
+use morris_tablebase::driver::{self, Reporter, SectorReport};
+use morris_tablebase::{Observer, Sector};
+use std::time::{Duration, Instant};
+
+/// Generate tablebases by retrograde analysis, resuming from finished files.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Sectors are US-THEM: pieces of the side to move, then of the opponent, both hands empty.\n\
+Each sector is solved with its mirror, after the sectors its captures reach.\n\n\
+Examples:\n  morris generate --max-pieces 4              # every sector up to 4 against 4, Standard\n  \
+morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
+morris generate --variant no-flying --tb /data/tb --threads 2"
+)]
+pub struct Args {
+    /// Which game(s).
+    #[arg(long, value_enum, default_value_t = Variants::Standard)]
+    variant: Variants,
+
+    /// Largest number of pieces of either side (3 to 9).
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_pieces: u8,
+
+    /// Only these sectors (and what they need), e.g. --sector 3-3 --sector 8-9.
+    #[arg(long, value_name = "US-THEM")]
+    sector: Vec<Sector>,
+
+    #[command(flatten)]
+    tb: TbDir,
+
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+struct Progress {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    phase: ProgressBar,
+    pair: std::sync::Mutex<String>,
+    visible: bool,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        let multi = MultiProgress::new();
+        let visible = !multi.is_hidden();
+        if !visible {
+            multi.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        let overall = multi.add(ProgressBar::new(total));
+        overall.set_style(
+            ProgressStyle::with_template("overall  [{bar:30}] {percent:>3}% {human_pos}/{human_len} positions, {per_sec}, ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let phase = multi.add(ProgressBar::new(0));
+        phase.set_style(
+            ProgressStyle::with_template(
+                "{msg:24} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        overall.enable_steady_tick(Duration::from_millis(500));
+        Progress {
+            multi,
+            overall,
+            phase,
+            pair: std::sync::Mutex::new(String::new()),
+            visible,
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn phase(&self, name: &str, work: u64) {
+        let pair = self.pair.lock().map(|p| p.clone()).unwrap_or_default();
+        self.phase.reset();
+        self.phase.set_length(work);
+        self.phase.set_message(format!("{pair} {name}"));
+        if !self.visible {
+            println!("  {pair}: {name}");
+        }
+    }
+
+    fn advance(&self, done: u64) {
+        self.phase.inc(done);
+    }
+}
+
+impl Reporter for Progress {
+    fn log(&self, line: &str) {
+        if self.visible {
+            let _ = self.multi.println(line);
+        } else {
+            println!("{line}");
+        }
+    }
+
+    fn pair_started(&self, variant: Variant, sectors: &[Sector], positions: u64) {
+        let names: Vec<String> = sectors.iter().map(ToString::to_string).collect();
+        if let Ok(mut p) = self.pair.lock() {
+            *p = format!("{} {}", variant, names.join("+"));
+        }
+        self.log(&format!(
+            "{variant} {}: solving {positions} positions",
+            names.join(" and ")
+        ));
+    }
+
+    fn sector_done(&self, r: &SectorReport) {
+        let s = &r.stats;
+        if !r.skipped {
+            self.overall.inc(s.positions);
+        }
+        let tail = if r.skipped {
+            "already finished, checksum ok".to_string()
+        } else {
+            format!(
+                "{:.1} s for the pair, peak memory {}",
+                r.time.as_secs_f64(),
+                r.peak_memory.map_or("unknown".into(), human_bytes)
+            )
+        };
+        self.log(&format!(
+            "{} {}: {} positions, {} wins, {} draws, {} losses, longest win {}, longest loss {}; {tail}",
+            r.variant, r.sector, s.positions, s.wins, s.draws, s.losses, s.longest_win, s.longest_loss
+        ));
+    }
+}
+
+/// Run the command.
+///
+/// # Errors
+/// An input error for bad options; a failure to write or solve.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(n) = args.threads {
+        if n == 0 {
+            return Err(InputError("--threads must be at least 1".into()).into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()?;
+    }
+    let targets: Vec<Sector> = if args.sector.is_empty() {
+        Sector::all()
+            .into_iter()
+            .filter(|s| s.us <= args.max_pieces && s.them <= args.max_pieces)
+            .collect()
+    } else {
+        args.sector.clone()
+    };
+    let dir = args.tb.path();
+    let plan = driver::plan(&targets);
+    let total: u64 = plan
+        .iter()
+        .map(|s| morris_tablebase::SectorIndex::get(s.us as usize, s.them as usize).size())
+        .sum::<u64>()
+        * args.variant.list().len() as u64;
+    let progress = Progress::new(total);
+    progress.log(&format!(
+        "generating {} sectors ({} positions) per variant into {} on {} threads",
+        plan.len(),
+        total / args.variant.list().len() as u64,
+        dir.display(),
+        rayon::current_num_threads()
+    ));
+    let clock = Instant::now();
+    let mut reports = Vec::new();
+    for variant in args.variant.list() {
+        reports.extend(driver::generate(&dir, variant, &targets, &progress)?);
+    }
+    progress.phase.finish_and_clear();
+    progress.overall.finish_and_clear();
+    let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();
+    let positions: u64 = solved.iter().map(|r| r.stats.positions).sum();
+    let secs = clock.elapsed().as_secs_f64();
+    println!(
+        "done: {} sectors solved, {} already finished; {positions} positions in {secs:.1} s ({:.2} M positions/s); peak memory {}",
+        solved.len(),
+        reports.len() - solved.len(),
+        positions as f64 / secs.max(1e-9) / 1e6,
+        driver::peak_memory().map_or("unknown".into(), human_bytes)
+    );
+    Ok(())
+}

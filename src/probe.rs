@@ -1,0 +1,55 @@
+//! `morris probe`: the tablebase value of a position.
+
+use crate::args::PositionArgs;
+use crate::tb::TbDir;
+use morris_tablebase::{Tablebase, Value, Wdl};
+
+/// Look a movement-phase position up in the tablebases.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  morris probe --fen \"W.B/.W./.../B....W/.../.../B.. w 0 0\"\n  morris probe --variant no-flying --fen \"...\" --tb /data/tb"
+)]
+pub struct Args {
+    #[command(flatten)]
+    position: PositionArgs,
+
+    #[command(flatten)]
+    tb: TbDir,
+}
+
+/// Describe a value for people.
+pub fn describe(v: Value) -> String {
+    match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {d} plies"),
+        (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {d} plies"),
+        _ => "draw".to_string(),
+    }
+}
+
+/// Run the command.
+///
+/// # Errors
+/// A bad position or a bad tablebase file.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let pos = args.position.position()?;
+    if let Some(end) = pos.end() {
+        println!("game over: {end}");
+        return Ok(());
+    }
+    let Some(sector) = Tablebase::sector_of(&pos) else {
+        println!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side");
+        return Ok(());
+    };
+    let dir = args.tb.path();
+    let tb = Tablebase::open(&dir)?;
+    match tb.probe(&pos) {
+        Some(v) => println!("{} ({} sector {sector})", describe(v), pos.variant()),
+        None => println!(
+            "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} --sector {sector}`)",
+            pos.variant(),
+            dir.display(),
+            pos.variant()
+        ),
+    }
+    Ok(())
+}

@@ -1,0 +1,361 @@
+//! The on-disk format of a sector, writing it safely and opening it in layers.
+//!
+//! One file per variant and sector, named `<variant>-<us>-<them>.tb` (for example
+//! `standard-8-9.tb`). Little-endian throughout:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `MORRISTB` |
+//! | 8 | 4 | format version (1) |
+//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 13 | 1 | pieces of the side to move |
+//! | 14 | 1 | pieces of the opponent |
+//! | 15 | 1 | value encoding: 1 = `u16`, 0 draw, `n` decided with DTM `n - 1` |
+//! | 16 | 8 | entry count (positions up to symmetry, in [`crate::index`] order) |
+//! | 24 | 8 | xxh3-64 of the payload |
+//! | 32 | 8, 8, 8 | wins, draws, losses |
+//! | 56 | 2, 2 | longest win, longest loss (plies) |
+//! | 60 | 4 | zero |
+//! | 64 | 8 | xxh3-64 of bytes 0..64 |
+//! | 72 | 56 | zero |
+//! | 128 | 2 * count | payload: one `u16` per entry |
+//!
+//! Writing goes to `<name>.tmp`, is synced, then renamed: a file with the final name
+//! is always complete. Opening checks, in order and before mapping anything: the name,
+//! that the file holds at least a header, the header's magic, checksum, version,
+//! encoding, variant and sector against the name, then that the length is exactly
+//! header plus payload. The payload checksum is checked on request.
+
+use crate::generate::SectorStats;
+use crate::index::SectorIndex;
+use crate::mmap::MappedFile;
+use crate::sector::Sector;
+use morris_engine::Variant;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+#[cfg(target_endian = "big")]
+compile_error!("tablebase files are little-endian and mapped as native u16");
+
+/// Magic bytes at the start of every file.
+pub const MAGIC: [u8; 8] = *b"MORRISTB";
+/// The format version this code reads and writes.
+pub const VERSION: u32 = 1;
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 128;
+/// The only value encoding so far.
+pub const ENCODING_DTM16: u8 = 1;
+
+/// What is wrong with a tablebase file.
+#[derive(Debug, Error)]
+pub enum Problem {
+    /// Reading or writing failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// Shorter than a header.
+    #[error("truncated: {0} bytes, shorter than the {HEADER_LEN}-byte header")]
+    Truncated(u64),
+    /// Not a tablebase file.
+    #[error("not a morris tablebase file (bad magic bytes)")]
+    Magic,
+    /// The header checksum does not match.
+    #[error("corrupt header (checksum mismatch)")]
+    HeaderChecksum,
+    /// A format version this code does not know.
+    #[error("format version {0}, this program reads version {VERSION}")]
+    Version(u32),
+    /// An unknown value encoding.
+    #[error("unknown value encoding {0}")]
+    Encoding(u8),
+    /// The header's variant differs from the name's.
+    #[error("holds the {found} variant, but the name says {expected}")]
+    Variant {
+        /// From the name.
+        expected: Variant,
+        /// From the header.
+        found: String,
+    },
+    /// The header's sector differs from the name's.
+    #[error("holds sector {found}, but the name says {expected}")]
+    Sector {
+        /// From the name.
+        expected: Sector,
+        /// From the header.
+        found: String,
+    },
+    /// The entry count is not the sector's size.
+    #[error("has {found} entries, sector {sector} has {expected}")]
+    Entries {
+        /// The sector.
+        sector: Sector,
+        /// From the header.
+        found: u64,
+        /// The sector's size.
+        expected: u64,
+    },
+    /// The length is not header plus payload.
+    #[error("is {found} bytes, expected {expected} (truncated or padded)")]
+    Length {
+        /// Actual length.
+        found: u64,
+        /// Header plus payload.
+        expected: u64,
+    },
+    /// The payload checksum does not match.
+    #[error("corrupt payload (checksum mismatch)")]
+    Checksum,
+}
+
+/// A problem with a named file.
+#[derive(Debug, Error)]
+#[error("{}: {problem}", path.display())]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+impl FileError {
+    fn new(path: &Path, problem: impl Into<Problem>) -> FileError {
+        FileError {
+            path: path.to_path_buf(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// The file name of a sector.
+pub fn file_name(variant: Variant, sector: Sector) -> String {
+    format!("{}-{}-{}.tb", variant.name(), sector.us, sector.them)
+}
+
+/// The variant and sector a file name stands for, if it is a tablebase name.
+pub fn parse_file_name(name: &str) -> Option<(Variant, Sector)> {
+    let stem = name.strip_suffix(".tb")?;
+    let (rest, them) = stem.rsplit_once('-')?;
+    let (variant, us) = rest.rsplit_once('-')?;
+    let variant = Variant::ALL.into_iter().find(|v| v.name() == variant)?;
+    Sector::new(us.parse().ok()?, them.parse().ok()?).map(|s| (variant, s))
+}
+
+/// The decoded header of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The variant.
+    pub variant: Variant,
+    /// The sector.
+    pub sector: Sector,
+    /// Number of entries.
+    pub entries: u64,
+    /// xxh3-64 of the payload.
+    pub checksum: u64,
+    /// Counts of the values.
+    pub stats: SectorStats,
+}
+
+impl Header {
+    fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12] = match self.variant {
+            Variant::Standard => 0,
+            Variant::NoFlying => 1,
+        };
+        h[13] = self.sector.us;
+        h[14] = self.sector.them;
+        h[15] = ENCODING_DTM16;
+        h[16..24].copy_from_slice(&self.entries.to_le_bytes());
+        h[24..32].copy_from_slice(&self.checksum.to_le_bytes());
+        h[32..40].copy_from_slice(&self.stats.wins.to_le_bytes());
+        h[40..48].copy_from_slice(&self.stats.draws.to_le_bytes());
+        h[48..56].copy_from_slice(&self.stats.losses.to_le_bytes());
+        h[56..58].copy_from_slice(&self.stats.longest_win.to_le_bytes());
+        h[58..60].copy_from_slice(&self.stats.longest_loss.to_le_bytes());
+        let sum = xxh3_64(&h[0..64]);
+        h[64..72].copy_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    fn decode(h: &[u8; HEADER_LEN], expected: (Variant, Sector)) -> Result<Header, Problem> {
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+        let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+        if h[0..8] != MAGIC {
+            return Err(Problem::Magic);
+        }
+        if xxh3_64(&h[0..64]) != u64_at(64) {
+            return Err(Problem::HeaderChecksum);
+        }
+        let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+        if version != VERSION {
+            return Err(Problem::Version(version));
+        }
+        if h[15] != ENCODING_DTM16 {
+            return Err(Problem::Encoding(h[15]));
+        }
+        let variant = match h[12] {
+            0 => Variant::Standard,
+            1 => Variant::NoFlying,
+            n => {
+                return Err(Problem::Variant {
+                    expected: expected.0,
+                    found: format!("unknown ({n})"),
+                })
+            }
+        };
+        if variant != expected.0 {
+            return Err(Problem::Variant {
+                expected: expected.0,
+                found: variant.name().to_string(),
+            });
+        }
+        if (h[13], h[14]) != (expected.1.us, expected.1.them) {
+            return Err(Problem::Sector {
+                expected: expected.1,
+                found: format!("{}-{}", h[13], h[14]),
+            });
+        }
+        let entries = u64_at(16);
+        Ok(Header {
+            variant,
+            sector: expected.1,
+            entries,
+            checksum: u64_at(24),
+            stats: SectorStats {
+                positions: entries,
+                wins: u64_at(32),
+                draws: u64_at(40),
+                losses: u64_at(48),
+                longest_win: u16_at(56),
+                longest_loss: u16_at(58),
+            },
+        })
+    }
+}
+
+/// Write a sector's values to `dir`, safely (temporary file, sync, rename).
+///
+/// # Errors
+/// A [`FileError`] naming the file; no file with the final name is left behind
+/// unless it is complete.
+pub fn write_sector(
+    dir: &Path,
+    variant: Variant,
+    sector: Sector,
+    values: &[u16],
+) -> Result<Header, FileError> {
+    let path = dir.join(file_name(variant, sector));
+    let tmp = dir.join(format!("{}.tmp", file_name(variant, sector)));
+    let payload: &[u8] = bytemuck::cast_slice(values);
+    let header = Header {
+        variant,
+        sector,
+        entries: values.len() as u64,
+        checksum: xxh3_64(payload),
+        stats: SectorStats::of(values),
+    };
+    let write = || -> io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&header.encode())?;
+        f.write_all(payload)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, &path)?;
+        // Make the rename itself durable.
+        File::open(dir)?.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        FileError::new(&path, e)
+    })?;
+    Ok(header)
+}
+
+/// An opened, header-checked, memory-mapped sector file.
+#[derive(Debug)]
+pub struct SectorFile {
+    path: PathBuf,
+    header: Header,
+    map: MappedFile,
+}
+
+impl SectorFile {
+    /// Open the file of `variant` and `sector` at `path`, checking everything but the
+    /// payload checksum (see [`SectorFile::check_payload`]).
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem found.
+    pub fn open(path: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, FileError> {
+        let err = |p: Problem| FileError::new(path, p);
+        let mut file = File::open(path).map_err(|e| err(e.into()))?;
+        let len = file.metadata().map_err(|e| err(e.into()))?.len();
+        if len < HEADER_LEN as u64 {
+            return Err(err(Problem::Truncated(len)));
+        }
+        let mut raw = [0u8; HEADER_LEN];
+        file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
+        let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
+        let expected = SectorIndex::get(sector.us as usize, sector.them as usize).size();
+        if header.entries != expected {
+            return Err(err(Problem::Entries {
+                sector,
+                found: header.entries,
+                expected,
+            }));
+        }
+        let want = HEADER_LEN as u64 + 2 * header.entries;
+        if len != want {
+            return Err(err(Problem::Length {
+                found: len,
+                expected: want,
+            }));
+        }
+        let map = MappedFile::map(&file, want).map_err(|e| err(e.into()))?;
+        if bytemuck::try_cast_slice::<u8, u16>(&map.bytes()[HEADER_LEN..]).is_err() {
+            return Err(err(Problem::Io(io::Error::other(
+                "payload is not aligned for 16-bit values",
+            ))));
+        }
+        Ok(SectorFile {
+            path: path.to_path_buf(),
+            header,
+            map,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The stored values, one per index.
+    pub fn values(&self) -> &[u16] {
+        // Alignment and even length were checked at open.
+        bytemuck::try_cast_slice(&self.map.bytes()[HEADER_LEN..]).unwrap_or(&[])
+    }
+
+    /// Check the payload checksum.
+    ///
+    /// # Errors
+    /// [`Problem::Checksum`] naming the file.
+    pub fn check_payload(&self) -> Result<(), FileError> {
+        let mut h = Xxh3::new();
+        for chunk in self.map.bytes()[HEADER_LEN..].chunks(1 << 24) {
+            h.update(chunk);
+        }
+        if h.digest() == self.header.checksum {
+            Ok(())
+        } else {
+            Err(FileError::new(&self.path, Problem::Checksum))
+        }
+    }
+}
