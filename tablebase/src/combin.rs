@@ -32,9 +32,100 @@ pub const fn binom(n: usize, k: usize) -> u64 {
     }
 }
 
+/// Sets this large or smaller are ranked by byte tables.
+const FAST_MAX: usize = 9;
+
+/// `RANK_BYTE[j][c][b]`: the colex-rank terms of the bits of byte value `b` standing
+/// in byte `j` of a set, when `c` smaller points of the set precede them.
+static RANK_BYTE: [[[u32; 256]; FAST_MAX + 1]; 3] = {
+    let mut t = [[[0u32; 256]; FAST_MAX + 1]; 3];
+    let mut j = 0;
+    while j < 3 {
+        let mut c = 0;
+        while c <= FAST_MAX {
+            let mut b = 0;
+            while b < 256 {
+                let (mut sum, mut i, mut bit) = (0u64, c + 1, 0);
+                while bit < 8 {
+                    if b & (1 << bit) != 0 {
+                        sum += if i <= 24 { BINOM[j * 8 + bit][i] } else { 0 };
+                        i += 1;
+                    }
+                    bit += 1;
+                }
+                t[j][c][b] = sum as u32;
+                b += 1;
+            }
+            c += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// `COMPRESS[m][v]`: the bits of `v` under mask byte `m`, packed to the bottom.
+static COMPRESS: [[u8; 256]; 256] = {
+    let mut t = [[0u8; 256]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut v = 0;
+        while v < 256 {
+            let (mut out, mut k, mut bit) = (0u8, 0, 0);
+            while bit < 8 {
+                if m & (1 << bit) != 0 {
+                    if v & (1 << bit) != 0 {
+                        out |= 1 << k;
+                    }
+                    k += 1;
+                }
+                bit += 1;
+            }
+            t[m][v] = out;
+            v += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Colex rank of a 24-bit set of at most [`FAST_MAX`] points, by byte tables.
+#[inline]
+fn rank_fast(bits: u32) -> u64 {
+    let (b0, b1, b2) = (bits & 0xFF, (bits >> 8) & 0xFF, (bits >> 16) & 0xFF);
+    let c1 = b0.count_ones() as usize;
+    let c2 = c1 + b1.count_ones() as usize;
+    u64::from(
+        RANK_BYTE[0][0][b0 as usize]
+            + RANK_BYTE[1][c1][b1 as usize]
+            + RANK_BYTE[2][c2][b2 as usize],
+    )
+}
+
+/// The bits of `bits` under `mask` (24-bit), packed to the bottom in order.
+#[inline]
+pub fn compress(bits: u32, mask: u32) -> u32 {
+    let mut out = 0;
+    let mut shift = 0;
+    for j in 0..3 {
+        let m = ((mask >> (8 * j)) & 0xFF) as usize;
+        let v = ((bits >> (8 * j)) & 0xFF) as usize;
+        out |= u32::from(COMPRESS[m][v]) << shift;
+        shift += m.count_ones();
+    }
+    out
+}
+
 /// Colex rank of the set `bits` among the sets of the same size.
 #[inline]
-pub fn rank(mut bits: u32) -> u64 {
+pub fn rank(bits: u32) -> u64 {
+    if bits.count_ones() as usize <= FAST_MAX && bits >> 24 == 0 {
+        rank_fast(bits)
+    } else {
+        rank_slow(bits)
+    }
+}
+
+fn rank_slow(mut bits: u32) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while bits != 0 {
@@ -68,7 +159,15 @@ pub fn unrank(mut r: u64, n: usize, k: usize) -> u32 {
 
 /// Colex rank of `bits` (a subset of `mask`) among the same-size subsets of `mask`.
 #[inline]
-pub fn rank_within(mut bits: u32, mask: u32) -> u64 {
+pub fn rank_within(bits: u32, mask: u32) -> u64 {
+    if bits.count_ones() as usize <= FAST_MAX && mask >> 24 == 0 {
+        rank_fast(compress(bits, mask))
+    } else {
+        rank_within_slow(bits, mask)
+    }
+}
+
+fn rank_within_slow(mut bits: u32, mask: u32) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while bits != 0 {
@@ -119,6 +218,20 @@ mod tests {
                 assert_eq!(rank(bits), r);
                 assert!(last < Some(bits));
                 last = Some(bits);
+            }
+        }
+    }
+
+    #[test]
+    fn table_ranks_match_the_definition() {
+        for k in 0..=FAST_MAX {
+            for r in (0..binom(24, k)).step_by(7) {
+                let bits = unrank(r, 24, k);
+                assert_eq!(rank_fast(bits), rank_slow(bits));
+                let mask = !bits & 0xFF_FFFF;
+                let other = expand(0b1011_0101_1, mask);
+                assert_eq!(compress(other, mask), 0b1011_0101_1);
+                assert_eq!(rank_within(other, mask), rank_within_slow(other, mask));
             }
         }
     }

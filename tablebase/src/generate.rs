@@ -339,7 +339,7 @@ impl Generator<'_> {
                     continue;
                 }
                 found.fetch_add(1, Relaxed);
-                let (us, them) = side.index.position(i);
+                let (us, them) = side.index.block_position(b, i);
                 self.retract(k, us, them, level)?;
             }
             Ok(())

@@ -277,6 +277,13 @@ impl SectorIndex {
     pub fn position(&self, index: u64) -> (Bitboard, Bitboard) {
         assert!(index < self.size(), "index out of range");
         let block = self.offsets.partition_point(|&o| o <= index) - 1;
+        self.block_position(block, index)
+    }
+
+    /// The representative position of an index known to lie in block `block`.
+    #[inline]
+    pub fn block_position(&self, block: usize, index: u64) -> (Bitboard, Bitboard) {
+        debug_assert!((self.offsets[block]..self.offsets[block + 1]).contains(&index));
         let sub = index - self.offsets[block];
         let them_rank = match &self.symmetric[block] {
             None => sub,
