@@ -38,7 +38,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {}", one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Show(a) => show::run(&a),
         Command::Moves(a) => moves::run(&a),
@@ -58,5 +73,24 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// Clap's message on one line: its first line, without the `error: ` prefix, plus the
+/// missing or offending argument when the first line does not name it.
+fn one_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("bad arguments");
+    let first = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .trim()
+        .to_string();
+    match lines.next() {
+        Some(next) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument => {
+            format!("{first} {}; see --help", next.trim())
+        }
+        _ => format!("{first}; see --help"),
     }
 }

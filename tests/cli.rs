@@ -688,7 +688,6 @@ fn argument_errors_exit_2_and_name_the_token() {
 }
 
 #[test]
-#[ignore = "bug: errors found by clap (bad --variant, perft depth 0, unknown argument) print a usage/help trailer, so stderr has several lines, not one"]
 fn argument_errors_are_one_line() {
     for (args, token) in CLAP_ERRORS {
         bad(args, token);

@@ -226,9 +226,9 @@ fn parse_side(token: Option<&str>) -> Result<Color, ParseError> {
 
 fn parse_count(token: Option<&str>, what: &str) -> Result<u8, ParseError> {
     let t = token.ok_or_else(|| position_error(format!("{what} is missing")))?;
-    t.parse::<u8>()
-        .ok()
-        .filter(|&n| n <= 9)
+    Some(t)
+        .filter(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_digit())
+        .and_then(|t| t.parse::<u8>().ok())
         .ok_or_else(|| position_error(format!("{what} '{t}' is not a number from 0 to 9")))
 }
 
