@@ -25,10 +25,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// canonical set.
 #[derive(Debug)]
 pub struct SetTable {
-    /// For every colex rank: the number of its canonical set.
+    /// For every colex rank: the number of its canonical set times 16, plus a
+    /// symmetry mapping the set to its canonical set (one lookup for both).
     canon_of_rank: Vec<u32>,
-    /// For every colex rank: a symmetry mapping the set to its canonical set.
-    sym_of_rank: Vec<u8>,
     /// Canonical sets in increasing order.
     sets: Vec<u32>,
     /// For every canonical set: the symmetries that fix it, as a 16-bit mask.
@@ -39,7 +38,6 @@ impl SetTable {
     fn build(k: usize) -> SetTable {
         let n = binom(POINT_COUNT, k) as usize;
         let mut canon_of_rank = vec![0u32; n];
-        let mut sym_of_rank = vec![0u8; n];
         let mut sets = Vec::new();
         let mut stabiliser = Vec::new();
         for r in 0..n {
@@ -58,18 +56,17 @@ impl SetTable {
                 }
             }
             if best == bits {
-                canon_of_rank[r] = sets.len() as u32;
+                canon_of_rank[r] = (sets.len() as u32) << 4;
                 sets.push(bits);
                 stabiliser.push(fixed);
             } else {
                 // The least member ranks lower, so it was numbered already.
-                canon_of_rank[r] = canon_of_rank[rank(best) as usize];
+                canon_of_rank[r] = canon_of_rank[rank(best) as usize] & !0xF;
             }
-            sym_of_rank[r] = best_sym;
+            canon_of_rank[r] |= u32::from(best_sym);
         }
         SetTable {
             canon_of_rank,
-            sym_of_rank,
             sets,
             stabiliser,
         }
@@ -233,8 +230,8 @@ impl SectorIndex {
         debug_assert_eq!(them.count() as usize, self.them);
         debug_assert!((us & them).is_empty());
         let r = rank(us.bits()) as usize;
-        let block = self.sets.canon_of_rank[r] as usize;
-        let sym = Symmetry::ALL[self.sets.sym_of_rank[r] as usize];
+        let entry = self.sets.canon_of_rank[r];
+        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
         let them = sym.apply(them).bits();
         let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
         let them_rank = rank_within(them, mask);
@@ -259,8 +256,8 @@ impl SectorIndex {
     #[inline]
     pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
         let r = rank(us.bits()) as usize;
-        let block = self.sets.canon_of_rank[r] as usize;
-        let sym = Symmetry::ALL[self.sets.sym_of_rank[r] as usize];
+        let entry = self.sets.canon_of_rank[r];
+        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
         let them = sym.apply(them).bits();
         let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
         let them_rank = rank_within(them, mask);
