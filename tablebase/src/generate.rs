@@ -193,8 +193,12 @@ pub fn solve_pair<'a>(
         level += 1;
     }
     observer.phase("draws", total);
-    let out = gen
-        .sides
+    let mut sides = gen.sides;
+    // Counters are done with; free them before the output arrays are allocated.
+    for side in &mut sides {
+        side.cnt = Vec::new();
+    }
+    let out = sides
         .into_iter()
         .map(|side| {
             let values = side

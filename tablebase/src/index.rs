@@ -400,3 +400,76 @@ mod tests {
         assert_eq!(SectorIndex::get(3, 3).size(), 169_626);
     }
 }
+
+#[cfg(test)]
+mod burnside {
+    use super::*;
+    use crate::sector::Sector;
+
+    /// Number of orbits of `(us, them)` placements by Burnside's lemma: the average
+    /// over the 16 symmetries of the placements each one fixes. A placement is fixed
+    /// when every cycle of the symmetry's permutation is wholly ours, theirs or empty.
+    fn orbits(us: usize, them: usize) -> u64 {
+        let mut total = 0u64;
+        for s in Symmetry::ALL {
+            let mut seen = [false; POINT_COUNT];
+            let mut cycles = Vec::new();
+            for p in morris_engine::Point::ALL {
+                let mut len = 0;
+                let mut q = p;
+                while !seen[q.index()] {
+                    seen[q.index()] = true;
+                    q = s.apply_point(q);
+                    len += 1;
+                }
+                if len > 0 {
+                    cycles.push(len);
+                }
+            }
+            // ways[a][b]: colourings of the cycles so far with a ours and b theirs.
+            let mut ways = vec![vec![0u64; them + 1]; us + 1];
+            ways[0][0] = 1;
+            for &len in &cycles {
+                let mut next = ways.clone();
+                for a in 0..=us {
+                    for b in 0..=them {
+                        if a >= len {
+                            next[a][b] += ways[a - len][b];
+                        }
+                        if b >= len {
+                            next[a][b] += ways[a][b - len];
+                        }
+                    }
+                }
+                ways = next;
+            }
+            total += ways[us][them];
+        }
+        total / 16
+    }
+
+    fn check_sizes(max: u8) {
+        for s in Sector::all()
+            .into_iter()
+            .filter(|s| s.us.max(s.them) <= max)
+        {
+            let index = SectorIndex::get(s.us as usize, s.them as usize);
+            assert_eq!(
+                index.size(),
+                orbits(s.us as usize, s.them as usize),
+                "sector {s}"
+            );
+        }
+    }
+
+    #[test]
+    fn sector_sizes_are_orbit_counts_up_to_six_pieces() {
+        check_sizes(6);
+    }
+
+    #[test]
+    #[ignore = "builds the index of all 49 sectors (a minute); run with --ignored"]
+    fn every_sector_size_is_its_orbit_count() {
+        check_sizes(9);
+    }
+}
