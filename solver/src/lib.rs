@@ -1,3 +1,80 @@
-//! Search for Nine Men's Morris over the tablebases (work in progress).
+//! Exact answers for Nine Men's Morris positions: negamax search with alpha-beta,
+//! iterative deepening and a lock-free transposition table, consulting the movement
+//! tablebases. With every movement sector present, any position (opening included) is
+//! solved exactly by searching down to them; without, the answer is a clearly
+//! labelled estimate.
+//!
+//! ```
+//! use morris_engine::{notation, Variant};
+//! use morris_solver::{Limits, Provenance, Searcher};
+//!
+//! // White to move closes the top line, takes a black piece and wins.
+//! let pos = notation::parse_position("WW./.../.../.....W/.../.../BBB w 0 0", Variant::Standard).unwrap();
+//! let mut searcher = Searcher::new(None, 1);
+//! let r = searcher.search(&pos, Limits { depth: Some(4), ..Limits::default() }, &[]);
+//! assert_eq!(r.provenance, Provenance::Proof);
+//! assert_eq!(r.value.unwrap().dtm(), Some(1));
+//! assert_eq!(r.best.unwrap().to_string().get(..6), Some("g4-g7x"));
+//! ```
+
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+pub mod search;
+pub mod tt;
+
+pub use search::{
+    evaluate, plies_to_movement, score_value, value_score, Limits, Provenance, SearchResult,
+    Searcher, Stats, MATE, MATE_BOUND,
+};
+pub use tt::TranspositionTable;
+
+use morris_engine::{Move, Position};
+
+/// One legal move and what it leads to.
+#[derive(Clone, Debug)]
+pub struct MoveAnalysis {
+    /// The move.
+    pub mv: Move,
+    /// Score for the side that plays it, relative to the analysed position.
+    pub score: i32,
+    /// The search of the position it leads to (its score is for the opponent).
+    pub result: SearchResult,
+}
+
+/// The score at the parent of a child's score.
+pub fn parent_score(child: i32) -> i32 {
+    if child > MATE_BOUND {
+        -(child - 1)
+    } else if child < -MATE_BOUND {
+        -(child + 1)
+    } else {
+        -child
+    }
+}
+
+/// Every legal move of `pos` with the value of the position it leads to, best first
+/// for the side to move: quickest win, then draws, then slowest loss.
+pub fn analyze(
+    searcher: &mut Searcher<'_>,
+    pos: &Position,
+    limits: Limits,
+    history: &[u64],
+) -> Vec<MoveAnalysis> {
+    let mut history = history.to_vec();
+    history.push(pos.hash());
+    let mut out: Vec<MoveAnalysis> = pos
+        .legal_moves()
+        .iter()
+        .map(|&mv| {
+            let result = searcher.search(&pos.play_unchecked(mv), limits, &history);
+            MoveAnalysis {
+                mv,
+                score: parent_score(result.score),
+                result,
+            }
+        })
+        .collect();
+    out.sort_by_key(|a| (std::cmp::Reverse(a.score), a.mv.to_string()));
+    out
+}

@@ -1,0 +1,483 @@
+//! Negamax search with alpha-beta, iterative deepening and a transposition table that
+//! consults the tablebases.
+//!
+//! Scores are from the side to move. A decided game scores `MATE - plies` for the
+//! winner (plies from the root to the end), so a quicker win scores higher and a
+//! longer defence lasts; heuristic scores stay within `±EVAL_MAX`. A tablebase hit is
+//! an exact leaf: its DTM becomes a mate score. A full state (points, hands, side to
+//! move) repeated on the search path, or in the game before the root, scores a draw.
+//!
+//! Every score carries a *heuristic* flag: set when it rests on an evaluation at the
+//! depth horizon or on a repetition. A root score without the flag is exact. A mate
+//! score is exact even with the flag set: no heuristic leaf ever scores in the mate
+//! band, so a mate score means every line was followed to the end.
+
+use crate::tt::{Bound, Entry, TranspositionTable};
+use morris_engine::tables::{closes_mill, MILLS};
+use morris_engine::{Bitboard, Color, Move, Outcome, Position};
+use morris_tablebase::{Tablebase, Value, Wdl};
+use std::time::{Duration, Instant};
+
+/// Score of a game won now (at the root); a win in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 30_000;
+/// Scores beyond this in absolute value are decided games.
+pub const MATE_BOUND: i32 = MATE - 2_000;
+/// Heuristic scores stay within this.
+pub const EVAL_MAX: i32 = 10_000;
+const INF: i32 = MATE + 1;
+
+/// Limits of a search; `None` means no limit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Largest iteration depth, in plies.
+    pub depth: Option<u32>,
+    /// Wall-clock time.
+    pub time: Option<Duration>,
+    /// Nodes.
+    pub nodes: Option<u64>,
+}
+
+/// Where an answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// The game is already over.
+    Terminal,
+    /// Read from the tablebases.
+    Tablebase,
+    /// A search that reached the end of every line (tablebases or finished games).
+    Proof,
+    /// A depth-limited search: a heuristic estimate.
+    Estimate,
+}
+
+impl Provenance {
+    /// A short name for output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provenance::Terminal => "terminal",
+            Provenance::Tablebase => "tablebase",
+            Provenance::Proof => "proof search",
+            Provenance::Estimate => "depth-limited estimate",
+        }
+    }
+
+    /// Whether the value is exact.
+    pub fn is_exact(self) -> bool {
+        self != Provenance::Estimate
+    }
+}
+
+/// A score turned into a game value, when it is one.
+pub fn score_value(score: i32) -> Option<Value> {
+    if score > MATE_BOUND {
+        Some(Value::decided((MATE - score) as u16))
+    } else if score < -MATE_BOUND {
+        Some(Value::decided((MATE + score) as u16))
+    } else {
+        None
+    }
+}
+
+/// The score of a value at `ply` plies from the root.
+pub fn value_score(v: Value, ply: usize) -> i32 {
+    match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => MATE - ply as i32 - i32::from(d),
+        (Wdl::Loss, Some(d)) => -(MATE - ply as i32 - i32::from(d)),
+        _ => 0,
+    }
+}
+
+/// Counters of a search.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Nodes visited.
+    pub nodes: u64,
+    /// Transposition-table probes.
+    pub tt_probes: u64,
+    /// Probes that found the position.
+    pub tt_hits: u64,
+    /// Tablebase probes that answered.
+    pub tb_hits: u64,
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// Score for the side to move.
+    pub score: i32,
+    /// The exact value, when the provenance is exact.
+    pub value: Option<Value>,
+    /// How the answer was obtained.
+    pub provenance: Provenance,
+    /// Best move, if the game is not over.
+    pub best: Option<Move>,
+    /// Principal variation from the root.
+    pub pv: Vec<Move>,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Counters.
+    pub stats: Stats,
+    /// Time taken.
+    pub time: Duration,
+}
+
+/// A searcher with its transposition table and the tablebases it may consult.
+pub struct Searcher<'a> {
+    tb: Option<&'a Tablebase>,
+    tt: TranspositionTable,
+    killers: Vec<[Option<Move>; 2]>,
+    history: [[u32; 24]; 25],
+    path: Vec<u64>,
+    stats: Stats,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    stopped: bool,
+}
+
+/// Heuristic evaluation for the side to move: material (board and hand), lines of
+/// two with the third point empty, and mobility.
+pub fn evaluate(pos: &Position) -> i32 {
+    let side = pos.side_to_move();
+    let (us, them) = (pos.us(), pos.them());
+    let material = |c: Color| (pos.pieces(c).count() + u32::from(pos.hand(c))) as i32;
+    let empty = pos.empty();
+    let open_lines = |own: Bitboard| {
+        MILLS
+            .iter()
+            .filter(|&&m| (m & own).count() == 2 && (m & empty).count() == 1)
+            .count() as i32
+    };
+    let mobility = |own: Bitboard| (own.neighbours() & empty).count() as i32;
+    let score = 100 * (material(side) - material(side.opponent()))
+        + 12 * (open_lines(us) - open_lines(them))
+        + 3 * (mobility(us) - mobility(them));
+    score.clamp(-EVAL_MAX, EVAL_MAX)
+}
+
+/// Plies until both hands are empty (the first position a tablebase can cover).
+pub fn plies_to_movement(pos: &Position) -> u32 {
+    let us = u32::from(pos.hand(pos.side_to_move()));
+    let them = u32::from(pos.hand(pos.side_to_move().opponent()));
+    (2 * us).saturating_sub(1).max(2 * them)
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher with a table of `hash_mb` megabytes.
+    pub fn new(tb: Option<&'a Tablebase>, hash_mb: usize) -> Searcher<'a> {
+        Searcher {
+            tb,
+            tt: TranspositionTable::new(hash_mb),
+            killers: Vec::new(),
+            history: [[0; 24]; 25],
+            path: Vec::new(),
+            stats: Stats::default(),
+            deadline: None,
+            node_limit: None,
+            stopped: false,
+        }
+    }
+
+    /// The tablebase value of a position, if a loaded sector covers it.
+    pub fn probe(&self, pos: &Position) -> Option<Value> {
+        self.tb.and_then(|tb| tb.probe(pos))
+    }
+
+    /// The score of a finished game for its side to move at `ply`.
+    fn end_score(pos: &Position, ply: usize) -> Option<i32> {
+        pos.end().map(|end| match end.outcome {
+            Outcome::Win(c) if c == pos.side_to_move() => MATE - ply as i32,
+            Outcome::Win(_) => -(MATE - ply as i32),
+            Outcome::Draw => 0,
+        })
+    }
+
+    /// Search a position. `history` holds the full-state hashes of the game's
+    /// positions before it, for repetitions.
+    pub fn search(&mut self, pos: &Position, limits: Limits, history: &[u64]) -> SearchResult {
+        let clock = Instant::now();
+        self.stats = Stats::default();
+        self.deadline = limits.time.map(|t| clock + t);
+        self.node_limit = limits.nodes;
+        self.stopped = false;
+        self.path.clear();
+        self.path.extend_from_slice(history);
+        let done = |score, value, provenance, s: &Self| SearchResult {
+            score,
+            value,
+            provenance,
+            best: None,
+            pv: Vec::new(),
+            depth: 0,
+            stats: s.stats,
+            time: clock.elapsed(),
+        };
+        if let Some(score) = Self::end_score(pos, 0) {
+            return done(score, score_value(score), Provenance::Terminal, self);
+        }
+        if let Some(v) = self.probe(pos) {
+            let mut r = done(value_score(v, 0), Some(v), Provenance::Tablebase, self);
+            r.pv = self.tablebase_line(pos, 400);
+            r.best = r.pv.first().copied();
+            return r;
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(u32::from(u8::MAX))
+            .clamp(1, u32::from(u8::MAX));
+        let mut result = done(0, None, Provenance::Estimate, self);
+        for depth in 1..=max_depth {
+            let (score, heuristic) = self.negamax(pos, depth as i32, -INF, INF, 0);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            let exact = !heuristic || score.abs() > MATE_BOUND;
+            result.score = score;
+            result.depth = depth;
+            result.provenance = if exact {
+                Provenance::Proof
+            } else {
+                Provenance::Estimate
+            };
+            result.value = if exact {
+                Some(score_value(score).unwrap_or(Value::DRAW))
+            } else {
+                None
+            };
+            result.pv = self.principal_variation(pos, depth as usize + 1);
+            result.best = result.pv.first().copied();
+            if exact || self.stopped {
+                break;
+            }
+        }
+        if result.provenance.is_exact() {
+            // Extend an exact line through the tablebases to the end of the game.
+            let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
+            let tail = self.tablebase_line(&end, 400);
+            result.pv.extend(tail);
+        }
+        result.stats = self.stats;
+        result.time = clock.elapsed();
+        result
+    }
+
+    /// The best line by the tablebases alone, from a covered position, until the game
+    /// ends, a position is not covered, or `max` plies.
+    pub fn tablebase_line(&self, pos: &Position, max: usize) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut pos = *pos;
+        let mut seen = vec![pos.repetition_key()];
+        while line.len() < max && pos.end().is_none() {
+            let Some(v) = self.probe(&pos) else { break };
+            let target = value_score(v, 0);
+            let best = pos.legal_moves().iter().copied().find(|&m| {
+                let next = pos.play_unchecked(m);
+                let s = Self::end_score(&next, 1)
+                    .or_else(|| self.probe(&next).map(|cv| value_score(cv, 1)))
+                    .map(|s| -s);
+                s == Some(target)
+            });
+            let Some(m) = best else { break };
+            line.push(m);
+            pos = pos.play_unchecked(m);
+            // A drawn line goes on forever: stop at the first repetition.
+            if v.wdl() == Wdl::Draw && seen.contains(&pos.repetition_key()) {
+                break;
+            }
+            seen.push(pos.repetition_key());
+        }
+        line
+    }
+
+    fn principal_variation(&self, pos: &Position, max: usize) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut pos = *pos;
+        let mut seen = vec![pos.hash()];
+        while line.len() < max && pos.end().is_none() && self.probe(&pos).is_none() {
+            let Some(m) = self.tt.probe(pos.hash()).and_then(|e| e.best) else {
+                break;
+            };
+            if !pos.is_legal(m) {
+                break;
+            }
+            line.push(m);
+            pos = pos.play_unchecked(m);
+            if seen.contains(&pos.hash()) {
+                break;
+            }
+            seen.push(pos.hash());
+        }
+        line
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.stats.nodes & 1023 == 0 {
+            let time_up = self.deadline.is_some_and(|d| Instant::now() >= d);
+            let nodes_up = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
+            self.stopped |= time_up || nodes_up;
+        }
+        self.stopped
+    }
+
+    /// Score of `pos` for its side to move, and whether it rests on a heuristic.
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+    ) -> (i32, bool) {
+        self.stats.nodes += 1;
+        if let Some(score) = Self::end_score(pos, ply) {
+            return (score, false);
+        }
+        let key = pos.hash();
+        if ply > 0 && self.path.contains(&key) {
+            return (0, true);
+        }
+        if let Some(v) = self.probe(pos) {
+            self.stats.tb_hits += 1;
+            return (value_score(v, ply), false);
+        }
+        if depth <= 0 {
+            return (evaluate(pos), true);
+        }
+        if ply > 0 && self.out_of_budget() {
+            return (0, true);
+        }
+        // No score can beat a win now or lose faster than a loss now.
+        alpha = alpha.max(-(MATE - ply as i32));
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return (alpha, false);
+        }
+        self.stats.tt_probes += 1;
+        let entry = self.tt.probe(key);
+        let mut tt_move = None;
+        if let Some(e) = entry {
+            self.stats.tt_hits += 1;
+            tt_move = e.best;
+            // An exact (not heuristic) score holds at any depth.
+            if ply > 0 && (i32::from(e.depth) >= depth || !e.heuristic) {
+                let s = from_tt(e.score, ply);
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if usable {
+                    return (s, e.heuristic);
+                }
+            }
+        }
+        let mut moves = pos.legal_moves();
+        self.order(pos, &mut moves, tt_move, ply);
+        let original_alpha = alpha;
+        let (mut best, mut best_move, mut heuristic) = (-INF, None, false);
+        self.path.push(key);
+        for &m in moves.iter() {
+            let child = pos.play_unchecked(m);
+            let (s, h) = self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            let s = -s;
+            heuristic |= h;
+            if s > best {
+                best = s;
+                best_move = Some(m);
+            }
+            if s > alpha {
+                alpha = s;
+            }
+            if alpha >= beta {
+                if m.capture().is_none() {
+                    self.remember_cutoff(m, ply, depth);
+                }
+                break;
+            }
+            if self.stopped {
+                break;
+            }
+        }
+        self.path.pop();
+        if !self.stopped {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(
+                key,
+                Entry {
+                    score: to_tt(best, ply),
+                    depth: depth.clamp(0, 255) as u8,
+                    bound,
+                    heuristic,
+                    best: best_move,
+                },
+            );
+        }
+        (best, heuristic)
+    }
+
+    fn remember_cutoff(&mut self, m: Move, ply: usize, depth: i32) {
+        if self.killers.len() <= ply {
+            self.killers.resize(ply + 1, [None; 2]);
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+        let from = m.from().map_or(24, |p| p.index());
+        let h = &mut self.history[from][m.to().index()];
+        *h = h.saturating_add((depth * depth) as u32);
+    }
+
+    /// Order moves: hash move, captures, moves that block an opponent mill, killers,
+    /// then by history.
+    fn order(&self, pos: &Position, moves: &mut [Move], tt_move: Option<Move>, ply: usize) {
+        let them = pos.them();
+        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
+        let key = |m: &Move| -> i64 {
+            if Some(*m) == tt_move {
+                return i64::MAX;
+            }
+            let mut k = 0i64;
+            if m.capture().is_some() {
+                k += 1 << 40;
+            }
+            if closes_mill(them, m.to().index()) {
+                k += 1 << 36;
+            }
+            if killers.contains(&Some(*m)) {
+                k += 1 << 32;
+            }
+            let from = m.from().map_or(24, |p| p.index());
+            k + i64::from(self.history[from][m.to().index()])
+        };
+        moves.sort_by_cached_key(|m| std::cmp::Reverse(key(m)));
+    }
+}
+
+/// Mate scores are stored relative to the node, so they stay right when the same
+/// position is met at another ply.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

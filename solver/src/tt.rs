@@ -1,0 +1,169 @@
+//! A lock-free transposition table.
+//!
+//! Each slot is two `AtomicU64`: the key xor the data, and the data. A reader accepts
+//! a slot only when the two xor to its key, so a slot torn by concurrent writers reads
+//! as a miss, never as another position's entry. Data layout (bits): 0..16 score
+//! (`i16`, mate scores relative to the node), 16..24 depth, 24..26 bound, 26 the
+//! *heuristic* flag (the score depends on a heuristic leaf or a repetition), 32..56 the
+//! best move (from, to, capture bytes; `0xFF` for none). Replacement: always.
+
+use morris_engine::{Move, Point};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// What a stored score means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact,
+    /// At least the score (a cut-off).
+    Lower,
+    /// At most the score (no move reached alpha).
+    Upper,
+}
+
+/// A decoded entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Score, relative to the node.
+    pub score: i32,
+    /// Depth searched.
+    pub depth: u8,
+    /// Bound type.
+    pub bound: Bound,
+    /// Whether the score rests on a heuristic leaf or a repetition.
+    pub heuristic: bool,
+    /// Best move found, if any.
+    pub best: Option<Move>,
+}
+
+const NONE: u64 = 0xFF;
+
+fn encode_move(m: Option<Move>) -> u64 {
+    match m {
+        None => NONE | NONE << 8 | NONE << 16,
+        Some(m) => {
+            let p = |p: Option<Point>| p.map_or(NONE, |p| p.index() as u64);
+            p(m.from()) | (m.to().index() as u64) << 8 | p(m.capture()) << 16
+        }
+    }
+}
+
+fn decode_move(bits: u64) -> Option<Move> {
+    let point = |b: u64| Point::new((b & 0xFF) as usize);
+    let to = point(bits >> 8)?;
+    let m = match point(bits) {
+        Some(from) => Move::shift(from, to),
+        None => Move::place(to),
+    };
+    Some(match point(bits >> 16) {
+        Some(c) => m.with_capture(c),
+        None => m,
+    })
+}
+
+/// The table.
+pub struct TranspositionTable {
+    slots: Vec<[AtomicU64; 2]>,
+    mask: usize,
+}
+
+impl TranspositionTable {
+    /// A table of about `mb` megabytes (at least one slot; a power of two slots).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let bytes = mb.max(1) << 20;
+        let n = (bytes / 16).next_power_of_two() / 2;
+        let n = n.max(1);
+        TranspositionTable {
+            slots: (0..n)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
+            mask: n - 1,
+        }
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the table has no slots (never).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Forget everything.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s[0].store(0, Relaxed);
+            s[1].store(0, Relaxed);
+        }
+    }
+
+    /// The entry for `key`, if stored and intact.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let slot = &self.slots[key as usize & self.mask];
+        let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
+        if a ^ data != key || data == 0 {
+            return None;
+        }
+        let bound = match (data >> 24) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None,
+        };
+        Some(Entry {
+            score: i32::from(data as u16 as i16),
+            depth: (data >> 16) as u8,
+            bound,
+            heuristic: data & (1 << 26) != 0,
+            best: decode_move(data >> 32),
+        })
+    }
+
+    /// Store an entry for `key`.
+    pub fn store(&self, key: u64, e: Entry) {
+        let bound = match e.bound {
+            Bound::Exact => 1,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        let data = u64::from(e.score.clamp(i16::MIN.into(), i16::MAX.into()) as i16 as u16)
+            | u64::from(e.depth) << 16
+            | bound << 24
+            | u64::from(e.heuristic) << 26
+            | encode_move(e.best) << 32;
+        let slot = &self.slots[key as usize & self.mask];
+        slot[0].store(key ^ data, Relaxed);
+        slot[1].store(data, Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_other_keys_miss() {
+        let tt = TranspositionTable::new(1);
+        let a1 = Point::from_index(6);
+        let a4 = Point::from_index(7);
+        let g7 = Point::from_index(2);
+        for best in [
+            None,
+            Some(Move::place(a1)),
+            Some(Move::shift(a1, a4).with_capture(g7)),
+        ] {
+            let e = Entry {
+                score: -29_990,
+                depth: 17,
+                bound: Bound::Lower,
+                heuristic: true,
+                best,
+            };
+            tt.store(0xDEAD_BEEF, e);
+            assert_eq!(tt.probe(0xDEAD_BEEF), Some(e));
+            assert_eq!(tt.probe(0xDEAD_BEEF ^ (1 << 40)), None);
+        }
+    }
+}
