@@ -45,6 +45,32 @@ pub struct PositionArgs {
 }
 
 impl PositionArgs {
+    /// Whether neither a position string nor moves were given.
+    pub fn is_default(&self) -> bool {
+        self.fen.is_none() && self.moves.is_none()
+    }
+
+    /// The full-state hashes of the positions before the current one, when it was
+    /// given as moves (for repetitions).
+    pub fn history(&self) -> Vec<u64> {
+        let Ok(start) = (match &self.fen {
+            Some(fen) => notation::parse_position(fen, Variant::from(self.variant)),
+            None => Ok(Position::start(Variant::from(self.variant))),
+        }) else {
+            return Vec::new();
+        };
+        let mut out = vec![start.hash()];
+        if let Some(Ok(line)) = self
+            .moves
+            .as_ref()
+            .map(|m| notation::parse_moves(&start, m))
+        {
+            out.extend(line.iter().map(|(_, p)| p.hash()));
+        }
+        out.pop();
+        out
+    }
+
     /// The position these arguments name.
     ///
     /// # Errors
@@ -64,5 +90,51 @@ impl PositionArgs {
             }
         }
         Ok(pos)
+    }
+}
+
+/// Limits of a search.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Largest search depth in plies [default: until exact].
+    #[arg(long, value_name = "PLIES")]
+    pub depth: Option<u32>,
+
+    /// Time limit in seconds [default: none].
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+
+    /// Node limit [default: none].
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+
+    /// Transposition table size in MiB.
+    #[arg(long, value_name = "MB", default_value_t = 64)]
+    pub hash: usize,
+}
+
+impl SearchArgs {
+    /// The limits these arguments set.
+    ///
+    /// # Errors
+    /// [`InputError`] for a negative or non-finite time, or a zero depth.
+    pub fn limits(&self) -> Result<morris_solver::Limits, InputError> {
+        let time = match self.time {
+            None => None,
+            Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(InputError(format!(
+                    "--time {t} is not a positive number of seconds"
+                )))
+            }
+        };
+        if self.depth == Some(0) {
+            return Err(InputError("--depth must be at least 1".into()));
+        }
+        Ok(morris_solver::Limits {
+            depth: self.depth,
+            time,
+            nodes: self.nodes,
+        })
     }
 }

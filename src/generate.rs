@@ -38,7 +38,8 @@ pub struct Args {
     threads: Option<usize>,
 }
 
-struct Progress {
+/// Progress bars and log lines of a generation run.
+pub struct Progress {
     multi: MultiProgress,
     overall: ProgressBar,
     phase: ProgressBar,
@@ -47,7 +48,8 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(total: u64) -> Progress {
+    /// Bars for a run of `total` positions.
+    pub fn new(total: u64) -> Progress {
         let multi = MultiProgress::new();
         let visible = !multi.is_hidden();
         if !visible {
@@ -73,6 +75,14 @@ impl Progress {
             pair: std::sync::Mutex::new(String::new()),
             visible,
         }
+    }
+}
+
+impl Progress {
+    /// Remove the bars.
+    pub fn finish(&self) {
+        self.phase.finish_and_clear();
+        self.overall.finish_and_clear();
     }
 }
 
@@ -174,8 +184,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for variant in args.variant.list() {
         reports.extend(driver::generate(&dir, variant, &targets, &progress)?);
     }
-    progress.phase.finish_and_clear();
-    progress.overall.finish_and_clear();
+    progress.finish();
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();
     let positions: u64 = solved.iter().map(|r| r.stats.positions).sum();
     let secs = clock.elapsed().as_secs_f64();

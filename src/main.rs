@@ -2,12 +2,15 @@
 //! its own module, thin over the library crates. Bad input exits with status 2 and a
 //! one-line message; other failures exit with status 1.
 
+mod analyze;
 mod args;
+mod bench;
 mod generate;
 mod moves;
 mod perft;
 mod probe;
 mod show;
+mod solve;
 mod stats;
 mod tb;
 mod verify;
@@ -35,6 +38,9 @@ enum Command {
     Verify(verify::Args),
     Stats(stats::Args),
     Probe(probe::Args),
+    Solve(solve::Args),
+    Analyze(analyze::Args),
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +68,9 @@ fn main() -> ExitCode {
         Command::Verify(a) => verify::run(&a),
         Command::Stats(a) => stats::run(&a),
         Command::Probe(a) => probe::run(&a),
+        Command::Solve(a) => solve::run(&a),
+        Command::Analyze(a) => analyze::run(&a),
+        Command::Bench(a) => bench::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

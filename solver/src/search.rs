@@ -13,7 +13,7 @@
 //! band, so a mate score means every line was followed to the end.
 
 use crate::tt::{Bound, Entry, TranspositionTable};
-use morris_engine::tables::{closes_mill, MILLS};
+use morris_engine::tables::MILLS;
 use morris_engine::{Bitboard, Color, Move, Outcome, Position};
 use morris_tablebase::{Tablebase, Value, Wdl};
 use std::time::{Duration, Instant};
@@ -138,19 +138,13 @@ pub struct Searcher<'a> {
 /// two with the third point empty, and mobility.
 pub fn evaluate(pos: &Position) -> i32 {
     let side = pos.side_to_move();
-    let (us, them) = (pos.us(), pos.them());
+    let (us, them, empty) = (pos.us(), pos.them(), pos.empty());
     let material = |c: Color| (pos.pieces(c).count() + u32::from(pos.hand(c))) as i32;
-    let empty = pos.empty();
-    let open_lines = |own: Bitboard| {
-        MILLS
-            .iter()
-            .filter(|&&m| (m & own).count() == 2 && (m & empty).count() == 1)
-            .count() as i32
-    };
-    let mobility = |own: Bitboard| (own.neighbours() & empty).count() as i32;
-    let score = 100 * (material(side) - material(side.opponent()))
-        + 12 * (open_lines(us) - open_lines(them))
-        + 3 * (mobility(us) - mobility(them));
+    let open_lines =
+        (mill_points(us, empty).count() as i32) - (mill_points(them, empty).count() as i32);
+    let mobility =
+        (us.neighbours() & empty).count() as i32 - (them.neighbours() & empty).count() as i32;
+    let score = 100 * (material(side) - material(side.opponent())) + 12 * open_lines + 3 * mobility;
     score.clamp(-EVAL_MAX, EVAL_MAX)
 }
 
@@ -371,11 +365,15 @@ impl<'a> Searcher<'a> {
             }
         }
         let mut moves = pos.legal_moves();
-        self.order(pos, &mut moves, tt_move, ply);
+        let mut keys = [0u32; morris_engine::MAX_MOVES];
+        let keys = &mut keys[..moves.len()];
+        self.order_keys(pos, &moves, tt_move, ply, keys);
         let original_alpha = alpha;
         let (mut best, mut best_move, mut heuristic) = (-INF, None, false);
         self.path.push(key);
-        for &m in moves.iter() {
+        for i in 0..moves.len() {
+            pick(&mut moves, keys, i);
+            let m = moves[i];
             let child = pos.play_unchecked(m);
             let (s, h) = self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             let s = -s;
@@ -434,30 +432,62 @@ impl<'a> Searcher<'a> {
         *h = h.saturating_add((depth * depth) as u32);
     }
 
-    /// Order moves: hash move, captures, moves that block an opponent mill, killers,
-    /// then by history.
-    fn order(&self, pos: &Position, moves: &mut [Move], tt_move: Option<Move>, ply: usize) {
-        let them = pos.them();
+    /// Sort keys of moves: hash move, captures, moves that block an opponent mill,
+    /// killers, then history.
+    fn order_keys(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        tt_move: Option<Move>,
+        ply: usize,
+        keys: &mut [u32],
+    ) {
+        let threats = mill_points(pos.them(), pos.empty());
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        let key = |m: &Move| -> i64 {
-            if Some(*m) == tt_move {
-                return i64::MAX;
-            }
-            let mut k = 0i64;
-            if m.capture().is_some() {
-                k += 1 << 40;
-            }
-            if closes_mill(them, m.to().index()) {
-                k += 1 << 36;
-            }
-            if killers.contains(&Some(*m)) {
-                k += 1 << 32;
-            }
-            let from = m.from().map_or(24, |p| p.index());
-            k + i64::from(self.history[from][m.to().index()])
-        };
-        moves.sort_by_cached_key(|m| std::cmp::Reverse(key(m)));
+        for (k, &m) in keys.iter_mut().zip(moves) {
+            *k = if Some(m) == tt_move {
+                u32::MAX
+            } else {
+                let from = m.from().map_or(24, |p| p.index());
+                let mut k = self.history[from][m.to().index()].min((1 << 24) - 1);
+                if m.capture().is_some() {
+                    k |= 1 << 30;
+                }
+                if threats.contains(m.to()) {
+                    k |= 1 << 29;
+                }
+                if killers.contains(&Some(m)) {
+                    k |= 1 << 28;
+                }
+                k
+            };
+        }
     }
+}
+
+/// The empty points that would close a mill for `own`.
+fn mill_points(own: Bitboard, empty: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for m in MILLS {
+        let missing = m & !own;
+        if missing.count() == 1 && (missing & empty) == missing {
+            out |= missing;
+        }
+    }
+    out
+}
+
+/// Move the best remaining move (by key) to position `i`: a selection sort done
+/// lazily, since most nodes cut off after their first moves.
+fn pick(moves: &mut [Move], keys: &mut [u32], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if keys[j] > keys[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    keys.swap(i, best);
 }
 
 /// Mate scores are stored relative to the node, so they stay right when the same

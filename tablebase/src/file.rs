@@ -34,6 +34,7 @@ use morris_engine::Variant;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use thiserror::Error;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -280,6 +281,7 @@ pub fn write_sector(
 pub struct SectorFile {
     path: PathBuf,
     header: Header,
+    index: OnceLock<Arc<SectorIndex>>,
     map: MappedFile,
 }
 
@@ -299,7 +301,7 @@ impl SectorFile {
         let mut raw = [0u8; HEADER_LEN];
         file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
         let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
-        let expected = SectorIndex::get(sector.us as usize, sector.them as usize).size();
+        let expected = crate::index::orbit_count(sector.us as usize, sector.them as usize);
         if header.entries != expected {
             return Err(err(Problem::Entries {
                 sector,
@@ -323,6 +325,7 @@ impl SectorFile {
         Ok(SectorFile {
             path: path.to_path_buf(),
             header,
+            index: OnceLock::new(),
             map,
         })
     }
@@ -335,6 +338,13 @@ impl SectorFile {
     /// The decoded header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The index of the file's sector, built on first use.
+    pub fn index(&self) -> &SectorIndex {
+        let s = self.header.sector;
+        self.index
+            .get_or_init(|| SectorIndex::get(s.us as usize, s.them as usize))
     }
 
     /// The stored values, one per index.

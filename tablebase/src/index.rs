@@ -134,8 +134,12 @@ impl SectorIndex {
                 .collect();
             let mut sub_of_rank = vec![0u32; plain as usize];
             let mut rank_of_sub = Vec::new();
+            // Walk the them-sets in colex order: the next combination of the compressed
+            // bits (Gosper's rule), spread onto the free points.
+            let mut compressed = if them == 0 { 0 } else { unrank(0, free, them) };
             for r in 0..plain {
-                let bits = expand(unrank(r, free, them), mask);
+                let bits = expand(compressed, mask);
+                compressed = next_combination(compressed);
                 let least = syms
                     .iter()
                     .map(|s| s.apply(Bitboard::from_bits_truncate(bits)).bits())
@@ -318,6 +322,60 @@ impl SectorIndex {
     }
 }
 
+/// The next larger integer with as many set bits (Gosper's hack); 0 stays 0.
+fn next_combination(x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    let low = x & x.wrapping_neg();
+    let ripple = x.wrapping_add(low);
+    ripple | (((x ^ ripple) >> 2) / low)
+}
+
+/// Number of positions with `us` and `them` pieces up to symmetry, by Burnside's
+/// lemma: the average over the 16 symmetries of the placements each one fixes. A
+/// placement is fixed when every cycle of the symmetry's permutation is wholly ours,
+/// theirs or empty. Cheap, and independent of the index tables: it checks file sizes
+/// before any index is built.
+pub fn orbit_count(us: usize, them: usize) -> u64 {
+    let mut total = 0u64;
+    for s in Symmetry::ALL {
+        let mut seen = [false; POINT_COUNT];
+        let mut cycles = Vec::new();
+        for p in morris_engine::Point::ALL {
+            let mut len = 0;
+            let mut q = p;
+            while !seen[q.index()] {
+                seen[q.index()] = true;
+                q = s.apply_point(q);
+                len += 1;
+            }
+            if len > 0 {
+                cycles.push(len);
+            }
+        }
+        // ways[a][b]: colourings of the cycles so far with a ours and b theirs.
+        let mut ways = vec![vec![0u64; them + 1]; us + 1];
+        ways[0][0] = 1;
+        for &len in &cycles {
+            let mut next = ways.clone();
+            for a in 0..=us {
+                for b in 0..=them {
+                    if a >= len {
+                        next[a][b] += ways[a - len][b];
+                    }
+                    if b >= len {
+                        next[a][b] += ways[a][b - len];
+                    }
+                }
+            }
+            ways = next;
+        }
+        total += ways[us][them];
+    }
+    total / 16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,48 +464,6 @@ mod burnside {
     use super::*;
     use crate::sector::Sector;
 
-    /// Number of orbits of `(us, them)` placements by Burnside's lemma: the average
-    /// over the 16 symmetries of the placements each one fixes. A placement is fixed
-    /// when every cycle of the symmetry's permutation is wholly ours, theirs or empty.
-    fn orbits(us: usize, them: usize) -> u64 {
-        let mut total = 0u64;
-        for s in Symmetry::ALL {
-            let mut seen = [false; POINT_COUNT];
-            let mut cycles = Vec::new();
-            for p in morris_engine::Point::ALL {
-                let mut len = 0;
-                let mut q = p;
-                while !seen[q.index()] {
-                    seen[q.index()] = true;
-                    q = s.apply_point(q);
-                    len += 1;
-                }
-                if len > 0 {
-                    cycles.push(len);
-                }
-            }
-            // ways[a][b]: colourings of the cycles so far with a ours and b theirs.
-            let mut ways = vec![vec![0u64; them + 1]; us + 1];
-            ways[0][0] = 1;
-            for &len in &cycles {
-                let mut next = ways.clone();
-                for a in 0..=us {
-                    for b in 0..=them {
-                        if a >= len {
-                            next[a][b] += ways[a - len][b];
-                        }
-                        if b >= len {
-                            next[a][b] += ways[a][b - len];
-                        }
-                    }
-                }
-                ways = next;
-            }
-            total += ways[us][them];
-        }
-        total / 16
-    }
-
     fn check_sizes(max: u8) {
         for s in Sector::all()
             .into_iter()
@@ -456,7 +472,7 @@ mod burnside {
             let index = SectorIndex::get(s.us as usize, s.them as usize);
             assert_eq!(
                 index.size(),
-                orbits(s.us as usize, s.them as usize),
+                orbit_count(s.us as usize, s.them as usize),
                 "sector {s}"
             );
         }

@@ -6,7 +6,6 @@
 //! in part.
 
 use crate::file::{parse_file_name, FileError, SectorFile};
-use crate::index::SectorIndex;
 use crate::sector::{Sector, Value};
 use morris_engine::{Position, Variant};
 use std::collections::BTreeMap;
@@ -104,10 +103,8 @@ impl Tablebase {
     /// covers it (pieces in hand, fewer than three pieces, or sector missing).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
         let sector = Tablebase::sector_of(pos)?;
-        let values = self.values(pos.variant(), sector)?;
-        let index = SectorIndex::get(sector.us as usize, sector.them as usize);
-        values
-            .get(index.index(pos.us(), pos.them()) as usize)
-            .map(|&v| Value(v))
+        let file = self.file(pos.variant(), sector)?;
+        let i = file.index().index(pos.us(), pos.them());
+        file.values().get(i as usize).map(|&v| Value(v))
     }
 }

@@ -1,0 +1,127 @@
+//! `morris analyze`: every legal move with the value of the position it leads to.
+
+use crate::args::{PositionArgs, SearchArgs};
+use crate::solve::describe_value;
+use crate::tb::TbDir;
+use morris_engine::Position;
+use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher};
+use morris_tablebase::{Tablebase, Value, Wdl};
+
+/// List every legal move, best first: quickest win, then draws, then slowest loss.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each move is shown with the value of the position it leads to, like the chess\n\
+tablebase explorers; in the text output also as a result for the side that plays it.\n\n\
+Examples:\n  morris analyze --fen \"WB./W../.../.....W/.../.../BB. w 0 0\"\n  \
+morris analyze --moves \"d6 d2 f4\" --time 2 --json"
+)]
+pub struct Args {
+    #[command(flatten)]
+    position: PositionArgs,
+
+    #[command(flatten)]
+    search: SearchArgs,
+
+    #[command(flatten)]
+    tb: TbDir,
+
+    /// Print JSON: the position's value, then every move with the value of the
+    /// position it leads to (for the side to move there).
+    #[arg(long)]
+    json: bool,
+}
+
+fn wdl_name(v: Value) -> &'static str {
+    match v.wdl() {
+        Wdl::Win => "win",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss",
+    }
+}
+
+fn value_json(value: Option<Value>, score: i32, provenance: Provenance) -> serde_json::Value {
+    match value {
+        Some(v) => serde_json::json!({
+            "wdl": wdl_name(v), "dtm": v.dtm(), "exact": true, "provenance": provenance.name(),
+        }),
+        None => serde_json::json!({
+            "wdl": null, "dtm": null, "exact": false, "provenance": provenance.name(), "score": score,
+        }),
+    }
+}
+
+fn move_value(a: &MoveAnalysis) -> Option<Value> {
+    a.result.value.filter(|_| a.result.provenance.is_exact())
+}
+
+/// The JSON document of an analysis.
+fn to_json(
+    pos: &Position,
+    root: &morris_solver::SearchResult,
+    moves: &[MoveAnalysis],
+) -> serde_json::Value {
+    serde_json::json!({
+        "position": pos.to_string(),
+        "variant": pos.variant().name(),
+        "side_to_move": pos.side_to_move().name(),
+        "perspective": "\"value\" is for the side to move in the analysed position; each move's \"value\" is for the side to move in the position the move leads to (the opponent), as in chess tablebase explorers",
+        "value": value_json(root.value, root.score, root.provenance),
+        "moves": moves.iter().map(|a| {
+            let mut v = value_json(move_value(a), a.result.score, a.result.provenance);
+            v["move"] = serde_json::Value::from(a.mv.to_string());
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// Run the command.
+///
+/// # Errors
+/// A bad position, bad limits, or a bad tablebase file.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let limits = args.search.limits()?;
+    let pos = args.position.position()?;
+    let tb = Tablebase::open(&args.tb.path())?;
+    let mut searcher = Searcher::new(Some(&tb), args.search.hash);
+    let history = args.position.history();
+    let moves = analyze(&mut searcher, &pos, limits, &history);
+    let root = searcher.search(&pos, limits, &history);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&pos, &root, &moves))?
+        );
+        return Ok(());
+    }
+    println!("position: {pos} ({})", pos.variant());
+    match (root.value, pos.end()) {
+        (_, Some(end)) => println!("game over: {end}"),
+        (Some(v), None) => println!(
+            "value:    {} ({})",
+            describe_value(v, pos.side_to_move()),
+            root.provenance.name()
+        ),
+        (None, None) => println!(
+            "value:    estimate {:+} for {} ({})",
+            root.score,
+            pos.side_to_move(),
+            root.provenance.name()
+        ),
+    }
+    let mover = pos.side_to_move();
+    for a in &moves {
+        let verdict = match move_value(a) {
+            Some(v) => {
+                let for_mover = match (v.wdl(), v.dtm()) {
+                    (Wdl::Loss, Some(d)) => format!("{mover} wins in {}", d + 1),
+                    (Wdl::Win, Some(d)) => format!("{mover} loses in {}", d + 1),
+                    _ => "draw".to_string(),
+                };
+                format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
+            }
+            None => format!("estimate {:+} for {mover}", a.score),
+        };
+        println!("  {:<12} {verdict}", a.mv.to_string());
+    }
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! `morris solve`: the exact value of a position, its best move and line.
+
+use crate::args::{PositionArgs, SearchArgs};
+use crate::generate::Progress;
+use crate::tb::TbDir;
+use morris_engine::{notation, Color, Position, Variant};
+use morris_solver::{Provenance, SearchResult, Searcher};
+use morris_tablebase::{driver, Sector, Tablebase, Value, Wdl};
+use std::path::Path;
+
+/// The built-in position: a Standard three-against-three endgame that White, to move,
+/// wins in 25 plies.
+pub const DEFAULT_POSITION: &str = "WB./W../.../.....W/.../.../BB. w 0 0";
+
+/// Solve a position: value for the side to move, DTM, best move and line.
+#[derive(clap::Args)]
+#[command(
+    after_help = "With no position, solves a built-in three-against-three endgame, generating the\n\
+small tablebase it needs first if it is missing.\n\n\
+Examples:\n  morris solve\n  morris solve --moves \"d6 d2 f4 b4\" --time 10\n  \
+morris solve --fen \"W../.B./W../B....W/.../..B/... b 0 0\" --tb /data/tb"
+)]
+pub struct Args {
+    #[command(flatten)]
+    position: PositionArgs,
+
+    #[command(flatten)]
+    search: SearchArgs,
+
+    #[command(flatten)]
+    tb: TbDir,
+}
+
+/// A value in words, for the side to move of `pos`.
+pub fn describe_value(v: Value, side: Color) -> String {
+    match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => format!("win for {side} (the side to move) in {d} plies"),
+        (Wdl::Loss, Some(d)) => format!("loss for {side} (the side to move) in {d} plies"),
+        _ => "draw".to_string(),
+    }
+}
+
+/// Make sure `sector` and what it needs are present, generating them with progress
+/// bars.
+fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Result<()> {
+    let plan = driver::plan(&[sector]);
+    let missing = plan.iter().any(|&s| {
+        morris_tablebase::SectorFile::open(
+            &dir.join(morris_tablebase::file::file_name(variant, s)),
+            variant,
+            s,
+        )
+        .is_err()
+    });
+    if missing {
+        eprintln!(
+            "generating the {variant} tablebase for sector {sector} into {} (once)",
+            dir.display()
+        );
+        let total = plan
+            .iter()
+            .map(|s| morris_tablebase::SectorIndex::get(s.us as usize, s.them as usize).size())
+            .sum();
+        let progress = Progress::new(total);
+        driver::generate(dir, variant, &[sector], &progress)?;
+        progress.finish();
+    }
+    Ok(())
+}
+
+/// Print a search result.
+pub fn report(pos: &Position, r: &SearchResult) {
+    println!("position:  {pos} ({})", pos.variant());
+    match (r.provenance, r.value) {
+        (Provenance::Terminal, _) => {
+            if let Some(end) = pos.end() {
+                println!("value:     game over: {end}");
+            }
+        }
+        (_, Some(v)) => println!("value:     {}", describe_value(v, pos.side_to_move())),
+        (_, None) => println!(
+            "value:     estimate {:+} for {} (the side to move), not exact",
+            r.score,
+            pos.side_to_move()
+        ),
+    }
+    if let Some(m) = r.best {
+        println!("best move: {m}");
+    }
+    if !r.pv.is_empty() {
+        let line: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
+        println!("line:      {} ({} plies)", line.join(" "), line.len());
+    }
+    println!(
+        "obtained:  {}{}",
+        r.provenance.name(),
+        match r.provenance {
+            Provenance::Proof | Provenance::Estimate => format!(" at depth {}", r.depth),
+            _ => String::new(),
+        }
+    );
+    let secs = r.time.as_secs_f64();
+    let hit_rate = if r.stats.tt_probes > 0 {
+        100.0 * r.stats.tt_hits as f64 / r.stats.tt_probes as f64
+    } else {
+        0.0
+    };
+    println!(
+        "search:    {} nodes in {secs:.3} s ({:.2} M nodes/s), hash hits {hit_rate:.1}%, tablebase hits {}",
+        r.stats.nodes,
+        r.stats.nodes as f64 / secs.max(1e-9) / 1e6,
+        r.stats.tb_hits
+    );
+}
+
+/// Run the command.
+///
+/// # Errors
+/// A bad position, bad limits, or a bad tablebase file.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let limits = args.search.limits()?;
+    let dir = args.tb.path();
+    let variant = Variant::from(args.position.variant);
+    let pos = if args.position.is_default() {
+        let pos = notation::parse_position(DEFAULT_POSITION, variant)?;
+        if let Some(sector) = Tablebase::sector_of(&pos) {
+            ensure_sectors(&dir, variant, sector)?;
+        }
+        pos
+    } else {
+        args.position.position()?
+    };
+    let tb = Tablebase::open(&dir)?;
+    let mut searcher = Searcher::new(Some(&tb), args.search.hash);
+    let result = searcher.search(&pos, limits, &args.position.history());
+    report(&pos, &result);
+    Ok(())
+}
