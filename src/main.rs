@@ -8,6 +8,7 @@ mod bench;
 mod generate;
 mod moves;
 mod perft;
+mod play;
 mod probe;
 mod show;
 mod solve;
@@ -41,6 +42,7 @@ enum Command {
     Solve(solve::Args),
     Analyze(analyze::Args),
     Bench(bench::Args),
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::run(&a),
         Command::Analyze(a) => analyze::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Play(a) => play::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -37,6 +37,11 @@ impl Game {
         &self.positions[self.positions.len() - 1]
     }
 
+    /// Every position of the game, the start first and the current one last.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
     /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
