@@ -44,6 +44,7 @@ pub struct Progress {
     overall: ProgressBar,
     phase: ProgressBar,
     pair: std::sync::Mutex<String>,
+    phase_start: std::sync::Mutex<Instant>,
     visible: bool,
 }
 
@@ -73,6 +74,7 @@ impl Progress {
             overall,
             phase,
             pair: std::sync::Mutex::new(String::new()),
+            phase_start: std::sync::Mutex::new(Instant::now()),
             visible,
         }
     }
@@ -92,8 +94,16 @@ impl Observer for Progress {
         self.phase.reset();
         self.phase.set_length(work);
         self.phase.set_message(format!("{pair} {name}"));
+        let took = self.phase_start.lock().map(|mut t| {
+            let took = t.elapsed();
+            *t = Instant::now();
+            took
+        });
         if !self.visible {
-            println!("  {pair}: {name}");
+            let took = took.map_or(String::new(), |d| {
+                format!(" (previous phase {:.1} s)", d.as_secs_f64())
+            });
+            println!("  {pair}: {name}{took}");
         }
     }
 

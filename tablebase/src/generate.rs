@@ -18,17 +18,23 @@
 //! forward move. Counters therefore start at `moves * 16 / |Stab(P)|` and each
 //! backward move subtracts `16 / |Stab(X)|`, which sums to exactly the start value.
 //!
-//! Working encoding of a value (one `AtomicU16` per position):
-//! `FINAL | dtm` decided; `TENTATIVE | dtm` a win through a capture not yet confirmed;
-//! otherwise undecided, with `NO_LOSS` set when a capture reaches a draw and the low
-//! bits holding the loss DTM its captures alone would give.
+//! Working state: one `AtomicU32` per position, the counter in the high 16 bits and
+//! the working value in the low 16, so that a backward move touches one cache line.
+//! Working value: `FINAL | dtm` decided; `TENTATIVE | dtm` a win through a capture not
+//! yet confirmed; otherwise undecided, with `NO_LOSS` set when a capture reaches a draw
+//! and the low bits holding the loss DTM its captures alone would give.
+//!
+//! Taking a position back first computes all its predecessors' indices and loads
+//! their words with plain loads, so the cache misses overlap, before the atomic
+//! updates (which would otherwise wait for each miss in turn).
 
 use crate::index::SectorIndex;
+use crate::mmap::AtomicWords;
 use crate::sector::{Sector, Value};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -53,6 +59,9 @@ pub enum GenerateError {
     /// A supplied sector has the wrong number of entries.
     #[error("sector {0} has {1} entries, expected {2}")]
     WrongSize(Sector, usize, u64),
+    /// The working memory could not be had.
+    #[error("cannot allocate the working memory of sector {0}: {1}")]
+    Memory(Sector, std::io::Error),
     /// A distance too long for the working encoding.
     #[error("a distance of {0} plies in sector {1} exceeds the working encoding")]
     DtmOverflow(u32, Sector),
@@ -115,17 +124,30 @@ impl SectorStats {
 struct Side<'a> {
     sector: Sector,
     index: Arc<SectorIndex>,
-    val: Vec<AtomicU16>,
-    cnt: Vec<AtomicU16>,
+    /// Per position: counter of undecided moves << 16 | working value.
+    words: AtomicWords,
     /// Where captures lead: `None` when a capture ends the game.
     capture: Option<(Arc<SectorIndex>, &'a [u16])>,
 }
 
-fn atomics(n: u64) -> Vec<AtomicU16> {
-    std::iter::repeat_with(|| AtomicU16::new(0))
-        .take(n as usize)
-        .collect()
+const VALUE_MASK: u32 = 0xFFFF;
+
+/// The working value of a slot word.
+#[inline]
+fn value_of(word: u32) -> u16 {
+    (word & VALUE_MASK) as u16
 }
+
+/// A slot word with its value replaced.
+#[inline]
+fn with_value(word: u32, value: u16) -> u32 {
+    (word & !VALUE_MASK) | u32::from(value)
+}
+
+/// Most predecessors of one position: a flying side moves one of 3 pieces from one of
+/// at most 21 empty points; a sliding side one of at most 9 pieces along at most 4
+/// connections.
+const MAX_PREDECESSORS: usize = 64;
 
 /// Solve the pair of `sector` (the sector and its mirror) under `variant`.
 ///
@@ -166,8 +188,7 @@ pub fn solve_pair<'a>(
         let n = index.size();
         sides.push(Side {
             sector: s,
-            val: atomics(n),
-            cnt: atomics(n),
+            words: AtomicWords::zeroed(n as usize).map_err(|e| GenerateError::Memory(s, e))?,
             index,
             capture,
         });
@@ -193,19 +214,16 @@ pub fn solve_pair<'a>(
         level += 1;
     }
     observer.phase("draws", total);
-    let mut sides = gen.sides;
-    // Counters are done with; free them before the output arrays are allocated.
-    for side in &mut sides {
-        side.cnt = Vec::new();
-    }
-    let out = sides
+    let out = gen
+        .sides
         .into_iter()
         .map(|side| {
             let values = side
-                .val
-                .into_par_iter()
-                .map(|v| {
-                    let v = v.into_inner();
+                .words
+                .as_slice()
+                .par_iter()
+                .map(|w| {
+                    let v = value_of(w.load(Relaxed));
                     if v & FINAL != 0 {
                         (v & FINAL_MAX) + 1
                     } else {
@@ -250,8 +268,8 @@ impl Generator<'_> {
             let mut n = 0;
             for (i, us, them) in side.index.block_positions(b) {
                 let (val, cnt) = self.initial_value(k, us, them, symmetric)?;
-                side.val[i as usize].store(val, Relaxed);
-                side.cnt[i as usize].store(cnt, Relaxed);
+                side.words.as_slice()[i as usize]
+                    .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
                 n += 1;
             }
             observer.advance(n);
@@ -333,12 +351,15 @@ impl Generator<'_> {
         (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
             let (_, range) = side.index.block(b);
             for i in range {
-                let slot = &side.val[i as usize];
-                let v = slot.load(Relaxed);
+                let slot = &side.words.as_slice()[i as usize];
+                let w = slot.load(Relaxed);
+                let v = value_of(w);
                 if v == TENTATIVE | level {
-                    // Only propagation replaces a tentative win, and never at the
-                    // level of the win itself, so this exchange cannot fail.
-                    let _ = slot.compare_exchange(v, FINAL | level, Relaxed, Relaxed);
+                    // Only propagation replaces a tentative win, never at the level of
+                    // the win itself, and no counter of a tentative win is read, so
+                    // nothing else writes this slot now.
+                    let _ =
+                        slot.compare_exchange(w, with_value(w, FINAL | level), Relaxed, Relaxed);
                 } else if v != FINAL | level {
                     continue;
                 }
@@ -374,6 +395,8 @@ impl Generator<'_> {
             (SYMMETRY_COUNT as u32 / self.sides[k].index.index_with_stabiliser(us, them).1) as u16
         };
         let next = u32::from(level) + 1;
+        let mut preds = [0usize; MAX_PREDECESSORS];
+        let mut n = 0;
         for to in movable {
             let rest = them ^ to.bit();
             let origins = if flies {
@@ -382,25 +405,38 @@ impl Generator<'_> {
                 ADJACENT[to.index()] & empty
             };
             for from in origins {
-                let i = prev.index.index(rest | from.bit(), us) as usize;
-                if lost {
-                    self.mark_win(pk, i, next)?;
-                } else if prev.cnt[i].fetch_sub(weight, Relaxed) == weight {
-                    self.mark_loss(pk, i, next)?;
+                preds[n] = prev.index.index(rest | from.bit(), us) as usize;
+                n += 1;
+            }
+        }
+        let preds = &preds[..n];
+        let mut words = [0u32; MAX_PREDECESSORS];
+        for (w, &i) in words.iter_mut().zip(preds) {
+            *w = prev.words.as_slice()[i].load(Relaxed);
+        }
+        for (&i, &w) in preds.iter().zip(&words) {
+            if lost {
+                self.mark_win(pk, i, next, w)?;
+            } else {
+                let before = prev.words.as_slice()[i].fetch_sub(u32::from(weight) << 16, Relaxed);
+                if before >> 16 == u32::from(weight) {
+                    self.mark_loss(pk, i, next, before)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn mark_win(&self, k: usize, i: usize, dtm: u32) -> Result<(), GenerateError> {
-        let slot = &self.sides[k].val[i];
-        let mut cur = slot.load(Relaxed);
+    /// Make position `i` of side `k` a win in `dtm` unless it already wins as fast;
+    /// `cur` is a recent load of its slot.
+    fn mark_win(&self, k: usize, i: usize, dtm: u32, mut cur: u32) -> Result<(), GenerateError> {
+        let slot = &self.sides[k].words.as_slice()[i];
         loop {
-            if cur & FINAL != 0 || (cur & TENTATIVE != 0 && u32::from(cur & TENTATIVE_MAX) <= dtm) {
+            let v = value_of(cur);
+            if v & FINAL != 0 || (v & TENTATIVE != 0 && u32::from(v & TENTATIVE_MAX) <= dtm) {
                 return Ok(());
             }
-            let new = FINAL | self.check(dtm, FINAL_MAX, k)?;
+            let new = with_value(cur, FINAL | self.check(dtm, FINAL_MAX, k)?);
             match slot.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
                 Ok(_) => return Ok(()),
                 Err(actual) => cur = actual,
@@ -409,18 +445,18 @@ impl Generator<'_> {
     }
 
     /// The last undecided move of position `i` of side `k` turned out won for the
-    /// opponent: the position is lost unless a capture already wins or draws.
-    fn mark_loss(&self, k: usize, i: usize, at_least: u32) -> Result<(), GenerateError> {
-        let slot = &self.sides[k].val[i];
-        let cur = slot.load(Relaxed);
-        if cur & (FINAL | TENTATIVE | NO_LOSS) != 0 {
+    /// opponent (`word` is the slot as that last decrement found it): the position is
+    /// lost unless a capture already wins or draws.
+    fn mark_loss(&self, k: usize, i: usize, at_least: u32, word: u32) -> Result<(), GenerateError> {
+        let v = value_of(word);
+        if v & (FINAL | TENTATIVE | NO_LOSS) != 0 {
             return Ok(());
         }
-        let dtm = at_least.max(u32::from(cur & LOSS_MAX));
+        let dtm = at_least.max(u32::from(v & LOSS_MAX));
         let new = FINAL | self.check(dtm, FINAL_MAX, k)?;
-        // At a level where wins are confirmed no loss is marked and vice versa, so
-        // nothing else writes this slot now.
-        let _ = slot.compare_exchange(cur, new, Relaxed, Relaxed);
+        // With the counter at zero no decrement comes any more, and at a level where
+        // wins are confirmed no win is marked, so nothing else writes this slot now.
+        self.sides[k].words.as_slice()[i].store(u32::from(new), Relaxed);
         Ok(())
     }
 }

@@ -1,4 +1,5 @@
-//! The one place with `unsafe`: read-only memory maps of finished tablebase files.
+//! The one place with `unsafe`: read-only memory maps of finished tablebase files, and
+//! the anonymous mapping that holds the generator's working state as atomics.
 //!
 //! Contract of a mapping. `memmap2::Mmap::map` is unsafe because the mapped bytes
 //! change, or the process is killed by SIGBUS, if the file is modified or truncated
@@ -17,6 +18,7 @@
 use memmap2::Mmap;
 use std::fs::File;
 use std::io;
+use std::sync::atomic::AtomicU32;
 
 /// A read-only mapping of a whole file of known length.
 #[derive(Debug)]
@@ -47,5 +49,42 @@ impl MappedFile {
     /// The mapped bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.map
+    }
+}
+
+/// A zeroed array of `AtomicU32` in an anonymous mapping, with transparent huge pages
+/// requested: the generator's working state is gigabytes read at random, where 4 KiB
+/// pages make every access a TLB miss.
+pub struct AtomicWords {
+    map: memmap2::MmapMut,
+    len: usize,
+}
+
+impl AtomicWords {
+    /// `len` zeroed words.
+    ///
+    /// # Errors
+    /// The mapping's error (out of memory).
+    pub fn zeroed(len: usize) -> io::Result<AtomicWords> {
+        let bytes = len
+            .checked_mul(4)
+            .ok_or_else(|| io::Error::other("array too large"))?;
+        let map = memmap2::MmapOptions::new().len(bytes.max(4)).map_anon()?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only a hint: without huge pages the array works the same, slower.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        Ok(AtomicWords { map, len })
+    }
+
+    /// The words.
+    pub fn as_slice(&self) -> &[AtomicU32] {
+        // SAFETY: the anonymous mapping is at least `4 * len` bytes, zero-filled,
+        // page-aligned (so aligned for `AtomicU32`), owned by `self` and never
+        // unmapped or resized while borrowed; `AtomicU32` has the size and alignment
+        // of `u32`, every bit pattern is a valid `u32`, and all access goes through
+        // the atomics, so shared references are sound.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), self.len) }
     }
 }
