@@ -87,21 +87,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let moves = analyze(&mut searcher, &pos, limits, &history);
     let root = searcher.search(&pos, limits, &history);
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&to_json(&pos, &root, &moves))?
         );
         return Ok(());
     }
-    println!("position: {pos} ({})", pos.variant());
+    outln!("position: {pos} ({})", pos.variant());
     match (root.value, pos.end()) {
-        (_, Some(end)) => println!("game over: {end}"),
-        (Some(v), None) => println!(
+        (_, Some(end)) => outln!("game over: {end}"),
+        (Some(v), None) => outln!(
             "value:    {} ({})",
             describe_value(v, pos.side_to_move()),
             root.provenance.name()
         ),
-        (None, None) => println!(
+        (None, None) => outln!(
             "value:    estimate {:+} for {} ({})",
             root.score,
             pos.side_to_move(),
@@ -121,7 +121,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
             None => format!("estimate {:+} for {mover}", a.score),
         };
-        println!("  {:<12} {verdict}", a.mv.to_string());
+        outln!("  {:<12} {verdict}", a.mv.to_string());
     }
     Ok(())
 }

@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let mut searcher = Searcher::new(None, args.hash);
         let r = searcher.search(&pos, limits, &[]);
         total += r.stats.nodes;
-        println!(
+        outln!(
             "{:>2} {:<9} {:<40} {:>10} nodes  best {}",
             i + 1,
             variant.name(),
@@ -59,8 +59,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     let secs = clock.elapsed().as_secs_f64();
-    println!("total nodes: {total}");
-    println!("time:        {secs:.3} s");
-    println!("nodes/s:     {:.0}", total as f64 / secs.max(1e-9));
+    outln!("total nodes: {total}");
+    outln!("time:        {secs:.3} s");
+    outln!("nodes/s:     {:.0}", total as f64 / secs.max(1e-9));
     Ok(())
 }

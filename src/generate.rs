@@ -103,7 +103,7 @@ impl Observer for Progress {
             let took = took.map_or(String::new(), |d| {
                 format!(" (previous phase {:.1} s)", d.as_secs_f64())
             });
-            println!("  {pair}: {name}{took}");
+            outln!("  {pair}: {name}{took}");
         }
     }
 
@@ -117,7 +117,7 @@ impl Reporter for Progress {
         if self.visible {
             let _ = self.multi.println(line);
         } else {
-            println!("{line}");
+            outln!("{line}");
         }
     }
 
@@ -198,7 +198,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();
     let positions: u64 = solved.iter().map(|r| r.stats.positions).sum();
     let secs = clock.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "done: {} sectors solved, {} already finished; {positions} positions in {secs:.1} s ({:.2} M positions/s); peak memory {}",
         solved.len(),
         reports.len() - solved.len(),

@@ -2,6 +2,26 @@
 //! its own module, thin over the library crates. Bad input exits with status 2 and a
 //! one-line message; other failures exit with status 1.
 
+/// Print to standard output; a closed pipe (as with `| head`) ends the program quietly.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            crate::output_failed(&e);
+        }
+    }};
+}
+
+/// Print a line to standard output, like [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            crate::output_failed(&e);
+        }
+    }};
+}
+
 mod analyze;
 mod args;
 mod bench;
@@ -43,6 +63,16 @@ enum Command {
     Analyze(analyze::Args),
     Bench(bench::Args),
     Play(play::Args),
+}
+
+/// Standard output failed: a reader that went away is a normal end, anything else an
+/// error.
+fn output_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1);
 }
 
 fn main() -> ExitCode {

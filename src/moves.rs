@@ -24,7 +24,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("game over: {end}");
     }
     for m in moves {
-        println!("{m}");
+        outln!("{m}");
     }
     Ok(())
 }

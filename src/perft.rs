@@ -32,14 +32,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let mut lines = morris_engine::perft_divide(&pos, args.depth);
         lines.sort_by_key(|(m, _)| m.to_string());
         for (m, n) in &lines {
-            println!("{m}: {n}");
+            outln!("{m}: {n}");
         }
         lines.iter().map(|(_, n)| n).sum()
     } else {
         morris_engine::perft(&pos, args.depth)
     };
     let secs = clock.elapsed().as_secs_f64();
-    println!("perft {}: {total}", args.depth);
+    outln!("perft {}: {total}", args.depth);
     eprintln!(
         "{total} leaves in {secs:.3} s ({:.1} M leaves/s)",
         total as f64 / secs.max(1e-9) / 1e6

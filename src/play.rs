@@ -46,8 +46,8 @@ pub struct Args {
 }
 
 fn show(pos: &Position) {
-    print!("\n{}", notation::diagram(&pos.to_setup()));
-    println!(
+    out!("\n{}", notation::diagram(&pos.to_setup()));
+    outln!(
         "white: {} on board, {} in hand    black: {} on board, {} in hand",
         pos.pieces(Color::White).count(),
         pos.hand(Color::White),
@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ..Limits::default()
     };
     let variant = args.position.variant;
-    println!(
+    outln!(
         "{} game; you play {human}. Type a move, 'moves', 'undo' or 'quit'.",
         match variant {
             VariantArg::Standard => "Standard",
@@ -93,7 +93,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let pos = *game.position();
         show(&pos);
         if let Some(end) = game.end() {
-            println!("game over: {end}");
+            outln!("game over: {end}");
             return Ok(());
         }
         if pos.side_to_move() != human {
@@ -113,14 +113,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 ),
                 None => format!("estimate {:+}", r.score),
             };
-            println!("engine plays {m}   ({verdict})");
+            outln!("engine plays {m}   ({verdict})");
             game.play(m)?;
             continue;
         }
-        print!("your move> ");
+        out!("your move> ");
         std::io::stdout().flush()?;
         let Some(line) = lines.next() else {
-            println!();
+            outln!();
             return Ok(());
         };
         let line = line?;
@@ -130,7 +130,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "moves" => {
                 let moves: Vec<String> =
                     pos.legal_moves().iter().map(ToString::to_string).collect();
-                println!("{}", moves.join(" "));
+                outln!("{}", moves.join(" "));
             }
             "undo" => {
                 // Take back the engine's reply and your move.
@@ -142,11 +142,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             text => match notation::parse_moves(&pos, text) {
                 Ok(line) if line.len() == 1 => {
                     if let Err(e) = game.play(line[0].0) {
-                        println!("illegal: {e}");
+                        outln!("illegal: {e}");
                     }
                 }
-                Ok(_) => println!("one move at a time, please"),
-                Err(e) => println!("{e}"),
+                Ok(_) => outln!("one move at a time, please"),
+                Err(e) => outln!("{e}"),
             },
         }
     }

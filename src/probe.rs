@@ -20,8 +20,8 @@ pub struct Args {
 /// Describe a value for people.
 pub fn describe(v: Value) -> String {
     match (v.wdl(), v.dtm()) {
-        (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {d} plies"),
-        (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {d} plies"),
+        (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", crate::tb::plies(d)),
+        (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {}", crate::tb::plies(d)),
         _ => "draw".to_string(),
     }
 }
@@ -33,18 +33,18 @@ pub fn describe(v: Value) -> String {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let pos = args.position.position()?;
     if let Some(end) = pos.end() {
-        println!("game over: {end}");
+        outln!("game over: {end}");
         return Ok(());
     }
     let Some(sector) = Tablebase::sector_of(&pos) else {
-        println!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side");
+        outln!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side");
         return Ok(());
     };
     let dir = args.tb.path();
     let tb = Tablebase::open(&dir)?;
     match tb.probe(&pos) {
-        Some(v) => println!("{} ({} sector {sector})", describe(v), pos.variant()),
-        None => println!(
+        Some(v) => outln!("{} ({} sector {sector})", describe(v), pos.variant()),
+        None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} --sector {sector}`)",
             pos.variant(),
             dir.display(),

@@ -19,7 +19,7 @@ pub struct Args {
 /// An input error for a bad position.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let pos = args.position.position()?;
-    print!("{}", describe(&pos));
+    out!("{}", describe(&pos));
     Ok(())
 }
 

@@ -34,8 +34,14 @@ pub struct Args {
 /// A value in words, for the side to move of `pos`.
 pub fn describe_value(v: Value, side: Color) -> String {
     match (v.wdl(), v.dtm()) {
-        (Wdl::Win, Some(d)) => format!("win for {side} (the side to move) in {d} plies"),
-        (Wdl::Loss, Some(d)) => format!("loss for {side} (the side to move) in {d} plies"),
+        (Wdl::Win, Some(d)) => format!(
+            "win for {side} (the side to move) in {}",
+            crate::tb::plies(d)
+        ),
+        (Wdl::Loss, Some(d)) => format!(
+            "loss for {side} (the side to move) in {}",
+            crate::tb::plies(d)
+        ),
         _ => "draw".to_string(),
     }
 }
@@ -69,29 +75,36 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
 }
 
 /// Print a search result.
-pub fn report(pos: &Position, r: &SearchResult) {
-    println!("position:  {pos} ({})", pos.variant());
+pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Move]) {
+    outln!("position:  {pos} ({})", pos.variant());
     match (r.provenance, r.value) {
         (Provenance::Terminal, _) => {
             if let Some(end) = pos.end() {
-                println!("value:     game over: {end}");
+                outln!("value:     game over: {end}");
             }
         }
-        (_, Some(v)) => println!("value:     {}", describe_value(v, pos.side_to_move())),
-        (_, None) => println!(
+        (_, Some(v)) => outln!("value:     {}", describe_value(v, pos.side_to_move())),
+        (_, None) => outln!(
             "value:     estimate {:+} for {} (the side to move), not exact",
             r.score,
             pos.side_to_move()
         ),
     }
-    if let Some(m) = r.best {
-        println!("best move: {m}");
+    if best_moves.len() > 1 {
+        let all: Vec<String> = best_moves.iter().map(ToString::to_string).collect();
+        outln!("best moves: {} (all keep the value)", all.join(" "));
+    } else if let Some(m) = r.best {
+        outln!("best move: {m}");
     }
     if !r.pv.is_empty() {
         let line: Vec<String> = r.pv.iter().map(ToString::to_string).collect();
-        println!("line:      {} ({} plies)", line.join(" "), line.len());
+        outln!(
+            "line:      {} ({})",
+            line.join(" "),
+            crate::tb::plies(line.len() as u64)
+        );
     }
-    println!(
+    outln!(
         "obtained:  {}{}",
         r.provenance.name(),
         match r.provenance {
@@ -105,7 +118,7 @@ pub fn report(pos: &Position, r: &SearchResult) {
     } else {
         0.0
     };
-    println!(
+    outln!(
         "search:    {} nodes in {secs:.3} s ({:.2} M nodes/s), hash hits {hit_rate:.1}%, tablebase hits {}",
         r.stats.nodes,
         r.stats.nodes as f64 / secs.max(1e-9) / 1e6,
@@ -133,6 +146,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let tb = Tablebase::open(&dir)?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
     let result = searcher.search(&pos, limits, &args.position.history());
-    report(&pos, &result);
+    report(&pos, &result, &searcher.tablebase_best_moves(&pos));
     Ok(())
 }

@@ -40,22 +40,29 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&array)?);
+        outln!("{}", serde_json::to_string_pretty(&array)?);
         return Ok(());
     }
     if rows.is_empty() {
-        println!(
+        outln!(
             "no tablebase files in {} (run `morris generate`)",
             dir.display()
         );
         return Ok(());
     }
-    println!(
+    outln!(
         "{:<10} {:>6} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
-        "variant", "sector", "positions", "wins", "draws", "losses", "max win", "max loss"
+        "variant",
+        "sector",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "max win",
+        "max loss"
     );
     let line = |name: &str, sector: &str, st: &SectorStats| {
-        println!(
+        outln!(
             "{:<10} {:>6} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
             name,
             sector,

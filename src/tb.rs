@@ -61,3 +61,11 @@ pub fn human_bytes(b: u64) -> String {
         format!("{:.0} MiB", b as f64 / f64::from(1u32 << 20))
     }
 }
+
+/// `n` plies, in words: "1 ply", "25 plies".
+pub fn plies(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 ply".to_string(),
+        n => format!("{n} plies"),
+    }
+}

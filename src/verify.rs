@@ -37,14 +37,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for (variant, sector, file) in scanned {
         match file.and_then(|f| f.check_payload().map(|()| f)) {
             Ok(f) => {
-                println!(
+                outln!(
                     "{variant} {sector}: checksum ok ({} positions)",
                     f.header().entries
                 );
                 files.insert((variant, sector), f);
             }
             Err(e) => {
-                println!("{variant} {sector}: BAD: {e}");
+                outln!("{variant} {sector}: BAD: {e}");
                 bad += 1;
             }
         }
@@ -68,8 +68,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     bar.finish_and_clear();
                     mismatches += m.count;
                     match m.example {
-                        None => println!("{variant} {sector}: all {size} values agree with their successors"),
-                        Some((i, stored, computed)) => println!(
+                        None => outln!("{variant} {sector}: all {size} values agree with their successors"),
+                        Some((i, stored, computed)) => outln!(
                             "{variant} {sector}: {} MISMATCHES, e.g. index {i}: stored {stored}, successors give {computed}",
                             m.count
                         ),
@@ -77,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 }
                 Err(missing) => {
                     bar.finish_and_clear();
-                    println!("{variant} {sector}: cannot check values: sector {missing} is missing or bad");
+                    outln!("{variant} {sector}: cannot check values: sector {missing} is missing or bad");
                     bad += 1;
                 }
             }
@@ -86,7 +86,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if bad > 0 || mismatches > 0 {
         anyhow::bail!("{bad} bad or uncheckable files, {mismatches} mismatched values");
     }
-    println!(
+    outln!(
         "all {} files ok{}",
         files.len(),
         if args.full {

@@ -254,6 +254,29 @@ impl<'a> Searcher<'a> {
         result
     }
 
+    /// Every move of a covered position that keeps its tablebase value (all the best
+    /// moves); empty when the position is not covered.
+    pub fn tablebase_best_moves(&self, pos: &Position) -> Vec<Move> {
+        let Some(v) = self.probe(pos) else {
+            return Vec::new();
+        };
+        let target = value_score(v, 0);
+        pos.legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| self.child_score(pos, m) == Some(target))
+            .collect()
+    }
+
+    /// The exact score of the position after `m`, for the side that plays it, when the
+    /// game ends or a tablebase covers it.
+    fn child_score(&self, pos: &Position, m: Move) -> Option<i32> {
+        let next = pos.play_unchecked(m);
+        Self::end_score(&next, 1)
+            .or_else(|| self.probe(&next).map(|cv| value_score(cv, 1)))
+            .map(|s| -s)
+    }
+
     /// The best line by the tablebases alone, from a covered position, until the game
     /// ends, a position is not covered, or `max` plies.
     pub fn tablebase_line(&self, pos: &Position, max: usize) -> Vec<Move> {
@@ -263,13 +286,11 @@ impl<'a> Searcher<'a> {
         while line.len() < max && pos.end().is_none() {
             let Some(v) = self.probe(&pos) else { break };
             let target = value_score(v, 0);
-            let best = pos.legal_moves().iter().copied().find(|&m| {
-                let next = pos.play_unchecked(m);
-                let s = Self::end_score(&next, 1)
-                    .or_else(|| self.probe(&next).map(|cv| value_score(cv, 1)))
-                    .map(|s| -s);
-                s == Some(target)
-            });
+            let best = pos
+                .legal_moves()
+                .iter()
+                .copied()
+                .find(|&m| self.child_score(&pos, m) == Some(target));
             let Some(m) = best else { break };
             line.push(m);
             pos = pos.play_unchecked(m);
