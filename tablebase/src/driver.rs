@@ -27,6 +27,11 @@ pub enum DriverError {
     /// The directory could not be created.
     #[error("cannot create tablebase directory {0}: {1}")]
     Dir(String, std::io::Error),
+    /// Another process is generating into the same directory.
+    #[error(
+        "another `morris generate` is writing to {0}; wait for it or use another --tb directory"
+    )]
+    Busy(String),
 }
 
 /// What happened to one sector.
@@ -94,6 +99,19 @@ pub fn generate(
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
     std::fs::create_dir_all(dir).map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
+    // One writer per directory: the lock is released when the process ends, however
+    // it ends.
+    let lock = std::fs::File::create(dir.join(".generate.lock"))
+        .map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(DriverError::Busy(dir.display().to_string()))
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(DriverError::Dir(dir.display().to_string(), e))
+        }
+    }
     let order = plan(targets);
     let mut opened: HashMap<Sector, SectorFile> = HashMap::new();
     let mut reports = Vec::new();
