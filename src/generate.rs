@@ -178,7 +178,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let plan = driver::plan(&targets);
     let total: u64 = plan
         .iter()
-        .map(|s| morris_tablebase::SectorIndex::get(s.us as usize, s.them as usize).size())
+        .map(|s| morris_tablebase::index::orbit_count(s.us as usize, s.them as usize))
         .sum::<u64>()
         * args.variant.list().len() as u64;
     let progress = Progress::new(total);

@@ -65,7 +65,7 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
         );
         let total = plan
             .iter()
-            .map(|s| morris_tablebase::SectorIndex::get(s.us as usize, s.them as usize).size())
+            .map(|s| morris_tablebase::index::orbit_count(s.us as usize, s.them as usize))
             .sum();
         let progress = Progress::new(total);
         driver::generate(dir, variant, &[sector], &progress)?;

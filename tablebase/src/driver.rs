@@ -152,7 +152,7 @@ pub fn generate(
         }
         let positions = pair
             .iter()
-            .map(|s| crate::index::SectorIndex::get(s.us as usize, s.them as usize).size())
+            .map(|s| crate::index::orbit_count(s.us as usize, s.them as usize))
             .sum();
         reporter.pair_started(variant, &pair, positions);
         let clock = Instant::now();
