@@ -1,0 +1,529 @@
+//! Resilience of tablebase files, through the `morris` binary: a generation killed
+//! midway resumes to the same bytes; every kind of damaged file is refused by
+//! `stats`, `probe` and `verify` with one line that names the file and the problem,
+//! and replaced by `generate`; leftover temporary files are ignored; and a write that
+//! fails (disk full, file size limit) leaves no finished-looking file behind.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use xxhash_rust::xxh3::xxh3_64;
+
+const BIN: &str = env!("CARGO_BIN_EXE_morris");
+
+/// White a7 g7 d6 to move against Black b4 a1 d1 g1: a position of sector 3-4.
+const FEN_3_4: &str = "W.W/.W./.../.B..../.../.../BBB w 0 0";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn morris(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the morris binary runs")
+}
+
+fn tb_args<'a>(dir: &'a Path, args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    v.extend(["--tb", dir.to_str().expect("a UTF-8 temporary path")]);
+    v
+}
+
+/// Run a command that must succeed; return its standard output.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let args = tb_args(dir, args);
+    let out = morris(&args);
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success(),
+        "morris {args:?} failed with {:?}:\n{}\n{stderr}",
+        out.status,
+        text(&out.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
+    text(&out.stdout)
+}
+
+/// Run a command that must fail cleanly: exit status 1 and exactly one line on
+/// standard error, `error: ...`. Returns (stdout, the error line).
+fn fails(dir: &Path, args: &[&str]) -> (String, String) {
+    let args = tb_args(dir, args);
+    let out = morris(&args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        !stderr.contains("panicked") && !stdout.contains("panicked"),
+        "morris {args:?} panicked:\n{stderr}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "morris {args:?} should fail with status 1:\n{stdout}\n{stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "morris {args:?}: one error line expected:\n{stderr}"
+    );
+    assert!(lines[0].starts_with("error: "), "morris {args:?}: {stderr}");
+    (stdout, lines[0].to_string())
+}
+
+/// Generate the given sectors with both variants' arguments appended.
+fn generate(dir: &Path, args: &[&str]) -> String {
+    let mut a = vec!["generate", "--threads", "2"];
+    a.extend(args);
+    ok(dir, &a)
+}
+
+/// Every file in `dir` by name.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("a readable directory")
+        .map(|e| {
+            let e = e.expect("a directory entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("a readable file"),
+            )
+        })
+        .collect()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    contents(dir).into_keys().collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for (name, bytes) in contents(from) {
+        std::fs::write(to.join(name), bytes).expect("copy a file");
+    }
+}
+
+/// The standard 3-3, 3-4, 4-3 files and the No-flying ones, generated once a test.
+fn pristine() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--variant", "both", "--sector", "3-4"]);
+    assert_eq!(
+        names(dir.path()),
+        [
+            "no-flying-3-3.tb",
+            "no-flying-3-4.tb",
+            "no-flying-4-3.tb",
+            "standard-3-3.tb",
+            "standard-3-4.tb",
+            "standard-4-3.tb"
+        ]
+    );
+    dir
+}
+
+#[test]
+fn killed_generation_resumes_to_identical_files() {
+    let reference = tempfile::tempdir().expect("a temporary directory");
+    generate(reference.path(), &["--max-pieces", "5"]);
+    let expected = contents(reference.path());
+    assert_eq!(expected.len(), 9, "3-3 to 5-5: {:?}", expected.keys());
+
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut child = Command::new(BIN)
+        .args(tb_args(
+            dir.path(),
+            &["generate", "--threads", "2", "--max-pieces", "5"],
+        ))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the morris binary starts");
+    // Kill it once it works on the 4-5 pair, after six sectors are written.
+    let stdout = child.stdout.take().expect("a piped stdout");
+    let mut seen = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("a line of output");
+        let started = line.contains("4-5 and 5-4: solving");
+        seen.push(line);
+        if started {
+            break;
+        }
+    }
+    child.kill().expect("kill the generation");
+    let status = child.wait().expect("wait for the killed generation");
+    assert!(
+        !status.success(),
+        "the run ended before it was killed: {seen:#?}"
+    );
+    assert!(
+        seen.iter().any(|l| l.contains("4-5 and 5-4: solving")),
+        "{seen:#?}"
+    );
+    let before = names(dir.path());
+    let finished: Vec<&String> = before.iter().filter(|n| n.ends_with(".tb")).collect();
+    assert!(finished.len() >= 6, "{before:?}");
+    assert!(!before.contains(&"standard-5-5.tb".to_string()));
+    // What the killed run left is consistent: every finished file checks out.
+    ok(dir.path(), &["verify"]);
+
+    let resumed = generate(dir.path(), &["--max-pieces", "5"]);
+    for name in &finished {
+        let sector = name.trim_start_matches("standard-").trim_end_matches(".tb");
+        assert!(
+            resumed
+                .lines()
+                .any(|l| l.starts_with(&format!("standard {sector}:"))
+                    && l.contains("already finished")),
+            "{name} should be reported as skipped:\n{resumed}"
+        );
+    }
+    assert!(
+        resumed.contains(&format!("{} already finished", finished.len())),
+        "{resumed}"
+    );
+    assert!(resumed.contains("5-5: solving"), "{resumed}");
+    assert_eq!(
+        contents(dir.path()),
+        expected,
+        "the resumed run wrote different bytes"
+    );
+}
+
+/// A way to damage `standard-3-4.tb`, and the problem the error must name.
+struct Damage {
+    what: &'static str,
+    apply: fn(&Path, &Path),
+    problem: &'static str,
+    /// Whether opening the file (stats, probe) must already find it; otherwise only
+    /// the payload checksum does, which `verify` checks and opening does not.
+    at_open: bool,
+}
+
+fn patch(file: &Path, offset: usize, f: impl FnOnce(&mut u8)) {
+    let mut bytes = std::fs::read(file).expect("read the file");
+    f(&mut bytes[offset]);
+    std::fs::write(file, bytes).expect("write the file");
+}
+
+fn resize(file: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .and_then(|f| f.set_len(len))
+        .expect("resize the file");
+}
+
+const DAMAGES: &[Damage] = &[
+    Damage {
+        what: "truncated within the payload",
+        apply: |f, _| resize(f, 1000),
+        problem: "is 1000 bytes, expected 1520924 (truncated or padded)",
+        at_open: true,
+    },
+    Damage {
+        what: "truncated within the header",
+        apply: |f, _| resize(f, 100),
+        problem: "truncated: 100 bytes, shorter than the 128-byte header",
+        at_open: true,
+    },
+    Damage {
+        what: "padded",
+        apply: |f, _| resize(f, 1_520_924 + 2),
+        problem: "is 1520926 bytes, expected 1520924 (truncated or padded)",
+        at_open: true,
+    },
+    Damage {
+        what: "empty",
+        apply: |f, _| resize(f, 0),
+        problem: "truncated: 0 bytes, shorter than the 128-byte header",
+        at_open: true,
+    },
+    Damage {
+        what: "one payload byte flipped",
+        apply: |f, _| patch(f, 128 + 2 * 4321, |b| *b ^= 0x40),
+        problem: "corrupt payload (checksum mismatch)",
+        at_open: false,
+    },
+    Damage {
+        what: "one header byte flipped (entry count)",
+        apply: |f, _| patch(f, 20, |b| *b ^= 0x01),
+        problem: "corrupt header (checksum mismatch)",
+        at_open: true,
+    },
+    Damage {
+        what: "header checksum flipped",
+        apply: |f, _| patch(f, 64, |b| *b ^= 0x80),
+        problem: "corrupt header (checksum mismatch)",
+        at_open: true,
+    },
+    Damage {
+        what: "bad magic",
+        apply: |f, _| patch(f, 0, |b| *b = b'X'),
+        problem: "not a morris tablebase file (bad magic bytes)",
+        at_open: true,
+    },
+    Damage {
+        what: "the other variant's file under this name",
+        apply: |f, dir| {
+            std::fs::copy(dir.join("no-flying-3-4.tb"), f).expect("copy");
+        },
+        problem: "holds the no-flying variant, but the name says standard",
+        at_open: true,
+    },
+    Damage {
+        what: "another sector's file under this name",
+        apply: |f, dir| {
+            std::fs::copy(dir.join("standard-4-3.tb"), f).expect("copy");
+        },
+        problem: "holds sector 4-3, but the name says 3-4",
+        at_open: true,
+    },
+    Damage {
+        what: "an unknown format version, header checksum recomputed",
+        apply: |f, _| {
+            let mut bytes = std::fs::read(f).expect("read the file");
+            bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+            let sum = xxh3_64(&bytes[0..64]);
+            bytes[64..72].copy_from_slice(&sum.to_le_bytes());
+            std::fs::write(f, bytes).expect("write the file");
+        },
+        problem: "format version 2, this program reads version 1",
+        at_open: true,
+    },
+];
+
+#[test]
+fn damaged_files_are_refused_by_name_and_regenerated() {
+    let good = pristine();
+    let original = std::fs::read(good.path().join("standard-3-4.tb")).expect("the 3-4 file");
+    for damage in DAMAGES {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        copy_dir(good.path(), dir.path());
+        let file = dir.path().join("standard-3-4.tb");
+        (damage.apply)(&file, dir.path());
+        let expected = format!("{}: {}", file.display(), damage.problem);
+        let context = format!("{}: expected '{expected}'", damage.what);
+
+        let (stdout, error) = fails(dir.path(), &["verify"]);
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l == format!("standard 3-4: BAD: {expected}")),
+            "verify, {context}:\n{stdout}"
+        );
+        assert_eq!(
+            error, "error: 1 bad or uncheckable files, 0 mismatched values",
+            "verify, {context}"
+        );
+        if damage.at_open {
+            for args in [
+                &["stats"][..],
+                &["stats", "--json"],
+                &["probe", "--fen", FEN_3_4],
+            ] {
+                let (_, error) = fails(dir.path(), args);
+                assert_eq!(error, format!("error: {expected}"), "{args:?}, {context}");
+            }
+        } else {
+            // Opening checks names, sizes and headers, not the payload checksum (see
+            // DESIGN.md, "opened in layers"): stats and probe still answer.
+            ok(dir.path(), &["stats"]);
+            ok(dir.path(), &["probe", "--fen", FEN_3_4]);
+        }
+
+        let log = generate(dir.path(), &["--sector", "3-4"]);
+        assert!(
+            log.lines()
+                .any(|l| l == format!("{expected}; regenerating")),
+            "generate, {context}:\n{log}"
+        );
+        assert!(log.contains("3-4 and 4-3: solving"), "{context}:\n{log}");
+        ok(dir.path(), &["verify"]);
+        assert!(
+            std::fs::read(&file).expect("the regenerated file") == original,
+            "{context}: the regenerated file differs from the original"
+        );
+        assert_eq!(names(dir.path()), names(good.path()), "{context}");
+    }
+}
+
+#[test]
+fn leftover_temporary_files_are_ignored_and_overwritten() {
+    let good = pristine();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_dir(good.path(), dir.path());
+    // A garbage temporary file and a half-written copy, as a killed write leaves them.
+    std::fs::write(dir.path().join("standard-3-4.tb.tmp"), b"garbage").expect("write");
+    let half = std::fs::read(dir.path().join("standard-4-3.tb")).expect("read");
+    std::fs::write(
+        dir.path().join("standard-4-3.tb.tmp"),
+        &half[..half.len() / 2],
+    )
+    .expect("write");
+
+    let verified = ok(dir.path(), &["verify"]);
+    assert!(verified.contains("all 6 files ok"), "{verified}");
+    assert!(!verified.contains(".tmp"), "{verified}");
+    ok(dir.path(), &["stats"]);
+    let probed = ok(dir.path(), &["probe", "--fen", FEN_3_4]);
+    assert!(probed.contains("standard sector 3-4"), "{probed}");
+
+    // A finished pair is skipped and its temporary files are left alone.
+    let log = generate(dir.path(), &["--sector", "3-4"]);
+    assert!(
+        log.contains("0 sectors solved, 3 already finished"),
+        "{log}"
+    );
+
+    // With the finished file gone, the pair is solved again over the temporary files.
+    std::fs::remove_file(dir.path().join("standard-3-4.tb")).expect("remove");
+    let log = generate(dir.path(), &["--sector", "3-4"]);
+    assert!(
+        log.contains("2 sectors solved, 1 already finished"),
+        "{log}"
+    );
+    assert_eq!(contents(dir.path()), contents(good.path()));
+}
+
+/// After a failed write of sector 3-4: the error names the file and the cause, no
+/// file of that name is left, nothing temporary either, and what is there verifies.
+fn check_failed_write(dir: &Path, error: &str, cause: &str) {
+    let file = dir.join("standard-3-4.tb");
+    assert_eq!(error, format!("error: {}: {cause}", file.display()));
+    let left = names(dir);
+    assert!(!left.contains(&"standard-3-4.tb".to_string()), "{left:?}");
+    assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
+    assert!(left.contains(&"standard-3-3.tb".to_string()), "{left:?}");
+    ok(dir, &["verify"]);
+}
+
+/// A full disk, without privileges: the temporary file is a link to `/dev/full`,
+/// where every write fails with ENOSPC.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_leaves_no_finished_looking_file() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let tmp = dir.path().join("standard-3-4.tb.tmp");
+    std::os::unix::fs::symlink("/dev/full", &tmp).expect("link to /dev/full");
+    let (stdout, error) = fails(dir.path(), &["generate", "--sector", "3-4"]);
+    assert!(
+        stdout.contains("standard 3-3: 169626 positions"),
+        "{stdout}"
+    );
+    check_failed_write(dir.path(), &error, "No space left on device (os error 28)");
+    // Space again: the run resumes and completes.
+    let log = generate(dir.path(), &["--sector", "3-4"]);
+    assert!(
+        log.contains("2 sectors solved, 1 already finished"),
+        "{log}"
+    );
+    ok(dir.path(), &["verify"]);
+}
+
+/// A file size limit (RLIMIT_FSIZE) with SIGXFSZ ignored, so that the write fails
+/// with EFBIG instead of killing the process. The limit (500 KB or 1000 KB, by the
+/// shell's unit) lets the 3-3 file (339,380 bytes) through and stops the 3-4 file.
+#[cfg(unix)]
+#[test]
+fn a_file_size_limit_leaves_no_finished_looking_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 1000 && exec \"$0\" \"$@\""])
+        .arg(BIN)
+        .args(tb_args(dir.path(), &["generate", "--sector", "3-4"]))
+        .output()
+        .expect("sh runs");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    check_failed_write(dir.path(), lines[0], "File too large (os error 27)");
+}
+
+/// A real full file system: a 1 MiB tmpfs in a private mount namespace. Needs the
+/// right to mount (root in most containers); skipped where `unshare` or `mount` is
+/// refused. Everything is checked inside the namespace, which vanishes with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_tmpfs_leaves_no_finished_looking_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let script = r#"
+        mount -t tmpfs -o size=1m morris-full "$1" || exit 77
+        "$2" generate --sector 3-4 --threads 2 --tb "$1" >/dev/null 2>"$1.err"
+        echo "generate=$?"
+        echo "error=$(cat "$1.err")"
+        ls -A "$1" | sed 's/^/file=/'
+        "$2" verify --tb "$1" >/dev/null 2>&1
+        echo "verify=$?"
+    "#;
+    let mount_point = dir.path().join("full");
+    std::fs::create_dir(&mount_point).expect("a mount point");
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(&mount_point)
+        .arg(BIN)
+        .output();
+    let out = match out {
+        Ok(out) if out.status.code() == Some(0) => out,
+        Ok(out) => {
+            eprintln!(
+                "skipped: cannot mount a tmpfs here ({:?}: {})",
+                out.status,
+                text(&out.stderr).trim()
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: no unshare here ({e})");
+            return;
+        }
+    };
+    let report = text(&out.stdout);
+    let field = |key: &str| -> Vec<String> {
+        report
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("{key}=")))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(field("generate"), ["1"], "{report}");
+    let file: PathBuf = mount_point.join("standard-3-4.tb");
+    assert_eq!(
+        field("error"),
+        [format!(
+            "error: {}: No space left on device (os error 28)",
+            file.display()
+        )],
+        "{report}"
+    );
+    assert_eq!(field("file"), ["standard-3-3.tb"], "{report}");
+    assert_eq!(field("verify"), ["0"], "{report}");
+}
+
+#[test]
+fn an_unusable_directory_is_a_clean_error() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let not_a_dir = dir.path().join("plain-file");
+    std::fs::write(&not_a_dir, b"not a directory").expect("write");
+    let (_, error) = fails(&not_a_dir, &["generate", "--sector", "3-3"]);
+    assert!(
+        error.starts_with(&format!(
+            "error: cannot create tablebase directory {}:",
+            not_a_dir.display()
+        )),
+        "{error}"
+    );
+}
