@@ -10,7 +10,7 @@ use crate::file::{file_name, write_sector, FileError, SectorFile};
 use crate::generate::{solve_pair, GenerateError, Observer, SectorStats};
 use crate::sector::Sector;
 use morris_engine::Variant;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -80,6 +80,12 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Start a new peak for [`peak_memory`] (Linux: `/proc/self/clear_refs`), so each
+/// pair reports its own peak. Best effort.
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
 /// Open a finished file and check it whole; `Err` says why it cannot be used.
 fn finished(dir: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, FileError> {
     let f = SectorFile::open(&dir.join(file_name(variant, sector)), variant, sector)?;
@@ -113,10 +119,11 @@ pub fn generate(
         }
     }
     let order = plan(targets);
-    let mut opened: HashMap<Sector, SectorFile> = HashMap::new();
+    // Sectors found valid or written (and read back) in this run.
+    let mut finished_here: HashSet<Sector> = HashSet::new();
     let mut reports = Vec::new();
     for &sector in &order {
-        if opened.contains_key(&sector) {
+        if finished_here.contains(&sector) {
             continue;
         }
         let pair: Vec<Sector> = if sector.mirror() == sector {
@@ -135,31 +142,38 @@ pub fn generate(
         }
         if present.len() == pair.len() {
             for f in present {
-                let s = f.header().sector;
                 let report = SectorReport {
                     variant,
-                    sector: s,
+                    sector: f.header().sector,
                     stats: f.header().stats,
                     time: Duration::ZERO,
                     peak_memory: None,
                     skipped: true,
                 };
                 reporter.sector_done(&report);
+                finished_here.insert(report.sector);
                 reports.push(report);
-                opened.insert(s, f);
             }
             continue;
+        }
+        // Map only what this pair's captures reach; those files were checked whole
+        // earlier in this run.
+        let mut deps: HashMap<Sector, SectorFile> = HashMap::new();
+        for t in pair.iter().filter_map(|s| s.after_capture()) {
+            let f = SectorFile::open(&dir.join(file_name(variant, t)), variant, t)?;
+            deps.insert(t, f);
         }
         let positions = pair
             .iter()
             .map(|s| crate::index::orbit_count(s.us as usize, s.them as usize))
             .sum();
         reporter.pair_started(variant, &pair, positions);
+        reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(
             variant,
             sector,
-            &|s| opened.get(&s).map(SectorFile::values),
+            &|s| deps.get(&s).map(SectorFile::values),
             reporter,
         )?;
         let time = clock.elapsed();
@@ -175,9 +189,11 @@ pub fn generate(
                 peak_memory: peak_memory(),
                 skipped: false,
             };
+            // Read the file back whole before anything builds on it.
+            finished(dir, variant, s)?;
             reporter.sector_done(&report);
+            finished_here.insert(s);
             reports.push(report);
-            opened.insert(s, finished(dir, variant, s)?);
         }
     }
     Ok(reports)
