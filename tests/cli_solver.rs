@@ -1,0 +1,698 @@
+//! Command-line tests of the solver commands: solve, analyze, bench, play, probe,
+//! stats and verify, run as the built binary against tablebases generated into a
+//! temporary directory. Answers are checked against the libraries where they can be.
+
+use morris_engine::{notation, Color, Outcome, Position, Variant};
+use morris_tablebase::{Tablebase, Value, Wdl};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use tempfile::TempDir;
+
+/// The built-in position of `solve`: White to move wins in 25 plies.
+const DEFAULT: &str = "WB./W../.../.....W/.../.../BB. w 0 0";
+/// A 3-3 position with Black to move (the example of `solve --help`).
+const THREE_THREE: &str = "W../.B./W../B....W/.../..B/... b 0 0";
+/// White to move places its last piece; Black, with none in hand, then moves:
+/// every line reaches the 3-3 sector after one ply.
+const PLACING: &str = "W../W../.../....../.../.../BBB w 1 0";
+/// White to move closes a7-d7-g7 with g4-g7 and takes a piece: the game ends.
+const WIN_IN_ONE: &str = "WW./.../.../.....W/.../.../BBB w 0 0";
+
+fn morris(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(args)
+        .output()
+        .expect("the morris binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
+}
+
+/// Run a command that must succeed; return its standard output.
+fn ok(args: &[&str]) -> String {
+    let out = morris(args);
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success(),
+        "morris {args:?} failed with {:?}: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
+    text(&out.stdout)
+}
+
+/// Run a command that must be refused as bad input: exit 2, one line on stderr.
+fn refused(args: &[&str]) -> String {
+    let out = morris(args);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "morris {args:?} should exit 2; stderr: {stderr}"
+    );
+    assert!(
+        stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1,
+        "morris {args:?}: not a one-line error: {stderr:?}"
+    );
+    stderr
+}
+
+/// Run with `input` on standard input; return standard output after a success.
+fn with_input(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the morris binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .expect("input is written");
+    let out = child.wait_with_output().expect("morris finishes");
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success(),
+        "morris {args:?} < {input:?} failed with {:?}: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    text(&out.stdout)
+}
+
+/// A directory holding the Standard 3-3 sector.
+fn three_three() -> TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    ok(&["generate", "--sector", "3-3", "--tb", path(&dir)]);
+    dir
+}
+
+fn path(dir: &TempDir) -> &str {
+    dir.path().to_str().expect("a UTF-8 temporary path")
+}
+
+fn position(fen: &str) -> Position {
+    notation::parse_position(fen, Variant::Standard).unwrap()
+}
+
+/// `n` plies in words, as the commands write them.
+fn plies(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 ply".to_string(),
+        n => format!("{n} plies"),
+    }
+}
+
+/// The moves of `line: ...` of `solve`, checked against the count it gives.
+fn line_of(stdout: &str) -> Vec<String> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("line:"))
+        .unwrap_or_else(|| panic!("no line in {stdout}"));
+    let (moves, count) = line.trim().rsplit_once(" (").unwrap();
+    let moves: Vec<String> = moves.split_whitespace().map(String::from).collect();
+    assert_eq!(count, format!("{})", plies(moves.len() as u64)), "{stdout}");
+    moves
+}
+
+/// Play the moves from `fen`, each legal and none after the end of the game; return
+/// the position reached.
+fn play_out(fen: &str, moves: &[String]) -> Position {
+    let mut pos = position(fen);
+    for (k, m) in moves.iter().enumerate() {
+        assert!(
+            pos.end().is_none(),
+            "{fen}: over after {k} plies of {moves:?}"
+        );
+        let m = notation::parse_move(m).unwrap();
+        pos = pos
+            .play(m)
+            .unwrap_or_else(|e| panic!("{fen}: {m} after {k} plies: {e}"));
+    }
+    pos
+}
+
+/// `solve`'s words for a value of the side to move.
+fn describe(v: Value, side: Color) -> String {
+    match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => format!("win for {side} (the side to move) in {}", plies(d)),
+        (Wdl::Loss, Some(d)) => format!("loss for {side} (the side to move) in {}", plies(d)),
+        _ => "draw".to_string(),
+    }
+}
+
+/// The best moves `solve` names: "best move: m", or "best moves: m1 m2 (...)".
+fn best_moves(stdout: &str) -> Vec<String> {
+    let line = stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("best move: ")
+                .or(l.strip_prefix("best moves: "))
+        })
+        .unwrap_or_else(|| panic!("no best move in {stdout}"));
+    line.split(" (")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// The answer of `solve`: its lines from the position to how it was obtained.
+fn answer(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("position:"))
+        .take_while(|l| !l.starts_with("search:"))
+        .collect()
+}
+
+fn value_line(stdout: &str) -> &str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("value:"))
+        .unwrap_or_else(|| panic!("no value in {stdout}"))
+        .trim()
+}
+
+#[test]
+fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = dir.path().join("tb");
+    let tb = tb.to_str().unwrap();
+    let out = morris(&["solve", "--tb", tb]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("generating"), "{stderr}");
+    assert!(dir.path().join("tb/standard-3-3.tb").is_file());
+    assert_eq!(
+        value_line(&stdout),
+        "win for white (the side to move) in 25 plies",
+        "{stdout}"
+    );
+    assert!(stdout.contains("obtained:  tablebase"), "{stdout}");
+    let line = line_of(&stdout);
+    assert_eq!(line.len(), 25, "{stdout}");
+    assert!(best_moves(&stdout).contains(&line[0]), "{stdout}");
+    let end = play_out(DEFAULT, &line)
+        .end()
+        .expect("the line ends the game");
+    assert_eq!(end.outcome, Outcome::Win(Color::White), "{stdout}");
+
+    // The second time the files are there: nothing to generate, the same answer.
+    let again = morris(&["solve", "--tb", tb]);
+    assert!(again.status.success());
+    assert!(!text(&again.stderr).contains("generating"));
+    assert_eq!(answer(&text(&again.stdout)), answer(&stdout));
+
+    // What it generated checks out value by value.
+    let verify = ok(&["verify", "--full", "--tb", tb]);
+    assert!(verify.contains("every value verified"), "{verify}");
+    assert!(
+        verify.contains("standard 3-3: all 169626 values agree"),
+        "{verify}"
+    );
+}
+
+#[test]
+fn solve_a_tablebase_position_and_a_placement_position() {
+    let dir = three_three();
+    let tb = Tablebase::open(dir.path()).unwrap();
+
+    let pos = position(THREE_THREE);
+    let stored = tb.probe(&pos).unwrap();
+    let out = ok(&["solve", "--fen", THREE_THREE, "--tb", path(&dir)]);
+    assert_eq!(value_line(&out), describe(stored, Color::Black), "{out}");
+    assert!(out.contains("obtained:  tablebase"), "{out}");
+    let line = line_of(&out);
+    assert_eq!(Some(line.len()), stored.dtm().map(usize::from), "{out}");
+    let winner = if stored.wdl() == Wdl::Win {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let end = play_out(THREE_THREE, &line)
+        .end()
+        .expect("the line ends the game");
+    assert_eq!(end.outcome, Outcome::Win(winner), "{out}");
+
+    // One placement away from the tablebases: a proof, and a line through them.
+    let pos = position(PLACING);
+    let out = ok(&["solve", "--fen", PLACING, "--tb", path(&dir)]);
+    assert!(out.contains("obtained:  proof search at depth 1"), "{out}");
+    let best = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| tb.probe(&pos.play_unchecked(m)).unwrap())
+        .min_by_key(|v| match (v.wdl(), v.dtm()) {
+            (Wdl::Loss, Some(d)) => (0, i32::from(d)),
+            (Wdl::Draw, _) => (1, 0),
+            (_, d) => (2, -i32::from(d.unwrap())),
+        })
+        .unwrap();
+    // One ply longer than the best child's distance, the other way round.
+    let want = best.dtm().map_or(Value::DRAW, |d| Value::decided(d + 1));
+    assert_eq!(value_line(&out), describe(want, Color::White), "{out}");
+    if let Some(d) = want.dtm() {
+        let line = line_of(&out);
+        assert_eq!(line.len(), usize::from(d), "{out}");
+        assert!(play_out(PLACING, &line).end().is_some(), "{out}");
+    }
+}
+
+#[test]
+fn search_limits_are_kept_and_bad_ones_refused() {
+    let empty = tempfile::tempdir().unwrap();
+    let tb = path(&empty);
+    let out = ok(&["solve", "--moves", "d6 d2", "--depth", "3", "--tb", tb]);
+    assert!(
+        out.contains("obtained:  depth-limited estimate at depth 3"),
+        "{out}"
+    );
+    assert!(value_line(&out).starts_with("estimate "), "{out}");
+    let out = ok(&["solve", "--moves", "d6 d2", "--nodes", "5000", "--tb", tb]);
+    assert!(out.contains("depth-limited estimate at depth"), "{out}");
+    let out = ok(&["solve", "--moves", "d6 d2", "--time", "0.2", "--tb", tb]);
+    assert!(out.contains("depth-limited estimate at depth"), "{out}");
+    let out = ok(&["analyze", "--depth", "1", "--tb", tb]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("  ")).count(), 24);
+
+    for bad in [
+        &["--time", "-1"][..],
+        &["--time=-1"],
+        &["--time", "0"],
+        &["--time", "nan"],
+        &["--time", "inf"],
+        &["--depth", "0"],
+        &["--depth", "x"],
+        &["--nodes", "-5"],
+    ] {
+        for cmd in ["solve", "analyze"] {
+            let mut args = vec![cmd, "--tb", tb];
+            args.extend_from_slice(bad);
+            refused(&args);
+        }
+    }
+    assert!(refused(&["solve", "--time=-1", "--tb", tb]).contains("--time -1"));
+    assert!(refused(&["solve", "--depth", "0", "--tb", tb]).contains("--depth"));
+    assert!(refused(&["play", "--time", "0", "--tb", tb]).contains("--time"));
+    refused(&["bench", "--depth", "0"]);
+}
+
+/// The rank of a move's result for the side that plays it, from the value of the
+/// position it leads to: quick wins first, then draws, then slow losses.
+fn rank(wdl: &str, dtm: Option<u64>) -> (i32, i64) {
+    match (wdl, dtm) {
+        ("loss", Some(d)) => (2, -(d as i64)),
+        ("draw", None) => (1, 0),
+        ("win", Some(d)) => (0, d as i64),
+        other => panic!("not a value: {other:?}"),
+    }
+}
+
+fn wdl_name(v: Value) -> &'static str {
+    match v.wdl() {
+        Wdl::Win => "win",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss",
+    }
+}
+
+#[test]
+fn analyze_json_lists_every_move_best_first() {
+    let dir = three_three();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    for fen in [THREE_THREE, DEFAULT, PLACING] {
+        let out = ok(&["analyze", "--json", "--fen", fen, "--tb", path(&dir)]);
+        let doc: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        let pos = position(fen);
+        assert_eq!(doc["position"], fen);
+        assert_eq!(doc["variant"], "standard");
+        assert_eq!(doc["side_to_move"], pos.side_to_move().name());
+        assert!(doc["perspective"].as_str().is_some_and(|s| !s.is_empty()));
+        let value = &doc["value"];
+        assert_eq!(value["exact"], true, "{out}");
+        let provenance = if pos.hand(pos.side_to_move()) > 0 {
+            "proof search"
+        } else {
+            "tablebase"
+        };
+        assert_eq!(value["provenance"], provenance, "{out}");
+        let moves = doc["moves"].as_array().expect("a moves array");
+        assert_eq!(moves.len(), pos.legal_moves().len(), "{out}");
+        let mut ranks = Vec::new();
+        for m in moves {
+            for field in ["move", "wdl", "dtm", "exact", "provenance"] {
+                assert!(m.get(field).is_some(), "{field} missing in {m}");
+            }
+            let mv = notation::parse_move(m["move"].as_str().unwrap()).unwrap();
+            let child = pos.play(mv).unwrap();
+            let wdl = m["wdl"].as_str().unwrap();
+            let dtm = m["dtm"].as_u64();
+            match tb.probe(&child) {
+                Some(v) => {
+                    assert_eq!((wdl, dtm), (wdl_name(v), v.dtm().map(u64::from)), "{m}");
+                    assert_eq!(m["provenance"], "tablebase", "{m}");
+                }
+                None => {
+                    assert!(child.end().is_some(), "{mv} leads to {child}: uncovered");
+                    assert_eq!(
+                        (wdl, dtm, &m["provenance"]),
+                        ("loss", Some(0), &"terminal".into())
+                    );
+                }
+            }
+            assert_eq!(m["exact"], true, "{m}");
+            ranks.push(rank(wdl, dtm));
+        }
+        assert!(
+            ranks.windows(2).all(|w| w[0] >= w[1]),
+            "{fen}: moves not best first: {ranks:?}"
+        );
+        // The position's value is its best move's, one ply longer.
+        let (best, first) = (&moves[0], ranks[0]);
+        let expected = match first {
+            (2, d) => ("win", Some(1 - d)),
+            (1, _) => ("draw", None),
+            (_, d) => ("loss", Some(d + 1)),
+        };
+        assert_eq!(
+            (value["wdl"].as_str().unwrap(), value["dtm"].as_i64()),
+            expected,
+            "{fen}: value {value} but best move {best}"
+        );
+    }
+
+    // Without tablebases, a shallow search: estimates, labelled as such.
+    let empty = tempfile::tempdir().unwrap();
+    let out = ok(&["analyze", "--json", "--depth", "2", "--tb", path(&empty)]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["value"]["exact"], false, "{out}");
+    assert!(doc["value"]["wdl"].is_null() && doc["value"]["score"].is_i64());
+    let moves = doc["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 24);
+    assert!(moves
+        .iter()
+        .all(|m| m["exact"] == false && m["score"].is_i64()));
+}
+
+fn total_nodes(stdout: &str) -> u64 {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("total nodes: "))
+        .unwrap_or_else(|| panic!("no total in {stdout}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn bench_node_counts_are_deterministic() {
+    let first = ok(&["bench"]);
+    let second = ok(&["bench"]);
+    assert!(total_nodes(&first) > 0);
+    assert_eq!(total_nodes(&first), total_nodes(&second));
+    // The per-position lines (everything but the timings) are identical too.
+    let positions = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.contains(" nodes  best "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(positions(&first).len(), 10, "{first}");
+    assert_eq!(positions(&first), positions(&second));
+
+    let shallow = ok(&["bench", "--depth", "3"]);
+    assert_eq!(positions(&shallow).len(), 10, "{shallow}");
+    assert!(total_nodes(&shallow) < total_nodes(&first));
+    assert_eq!(
+        total_nodes(&shallow),
+        total_nodes(&ok(&["bench", "--depth", "3"]))
+    );
+}
+
+#[test]
+fn play_answers_moves_lists_them_and_survives_bad_input() {
+    let dir = three_three();
+    let out = with_input(
+        &["play", "--time", "0.1", "--tb", path(&dir)],
+        "a7\nmoves\nbad\nquit\n",
+    );
+    assert!(out.contains("you play white"), "{out}");
+    let reply = out
+        .lines()
+        .find_map(|l| l.strip_prefix("engine plays "))
+        .unwrap_or_else(|| panic!("no engine move in {out}"));
+    let reply = reply.split_whitespace().next().unwrap();
+    let after = position(".../.../.../....../.../.../... w 9 9")
+        .play(notation::parse_move("a7").unwrap())
+        .unwrap()
+        .play(notation::parse_move(reply).unwrap())
+        .expect("the engine's move is legal");
+    // 'moves' lists White's placements: every empty point.
+    let mut listed: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("your move> "))
+        .find(|l| l.split_whitespace().count() > 5)
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .unwrap_or_else(|| panic!("no move list in {out}"));
+    let mut legal: Vec<String> = after.legal_moves().iter().map(|m| m.to_string()).collect();
+    listed.sort();
+    legal.sort();
+    assert_eq!(listed, legal, "{out}");
+    // The bad input is reported and the prompt comes back.
+    let bad = out
+        .find("'bad'")
+        .unwrap_or_else(|| panic!("'bad' not reported: {out}"));
+    assert!(out[bad..].contains("your move>"), "{out}");
+    assert!(!out.contains("game over"), "{out}");
+
+    // The engine plays first as White when the person takes Black; end of input ends.
+    let out = with_input(
+        &[
+            "play",
+            "--color",
+            "black",
+            "--time",
+            "0.1",
+            "--tb",
+            path(&dir),
+        ],
+        "",
+    );
+    assert!(out.contains("you play black"), "{out}");
+    assert!(out.contains("engine plays "), "{out}");
+}
+
+#[test]
+fn play_announces_the_end_of_the_game() {
+    let dir = three_three();
+    // The engine, White, wins at once.
+    let out = with_input(
+        &[
+            "play",
+            "--color",
+            "black",
+            "--fen",
+            WIN_IN_ONE,
+            "--time",
+            "0.1",
+            "--tb",
+            path(&dir),
+        ],
+        "",
+    );
+    assert!(out.contains("engine plays g4-g7x"), "{out}");
+    assert!(out.contains("game over: white wins"), "{out}");
+    // The person, White, wins with the same move.
+    let out = with_input(
+        &[
+            "play",
+            "--fen",
+            WIN_IN_ONE,
+            "--time",
+            "0.1",
+            "--tb",
+            path(&dir),
+        ],
+        "g4-g7xa1\n",
+    );
+    assert!(!out.contains("engine plays"), "{out}");
+    assert!(out.contains("game over: white wins"), "{out}");
+    // A position already over is announced at once.
+    let out = with_input(
+        &[
+            "play",
+            "--fen",
+            "WWW/.../.../....../.../.../BB. w 0 0",
+            "--tb",
+            path(&dir),
+        ],
+        "",
+    );
+    assert!(out.contains("game over: white wins"), "{out}");
+}
+
+#[test]
+fn probe_covered_and_uncovered_positions() {
+    let dir = three_three();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let v = tb.probe(&position(THREE_THREE)).unwrap();
+    let out = ok(&["probe", "--fen", THREE_THREE, "--tb", path(&dir)]);
+    let want = match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", plies(d)),
+        (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {}", plies(d)),
+        _ => "draw".to_string(),
+    };
+    assert_eq!(out.trim(), format!("{want} (standard sector 3-3)"));
+    // 4-4 was not generated.
+    let four = "WW./.B./W../B....W/.../.BB/... b 0 0";
+    let out = ok(&["probe", "--fen", four, "--tb", path(&dir)]);
+    assert!(
+        out.starts_with("not covered: standard sector 4-4 is not in"),
+        "{out}"
+    );
+    // No-flying was not generated either.
+    let out = ok(&[
+        "probe",
+        "--variant",
+        "no-flying",
+        "--fen",
+        THREE_THREE,
+        "--tb",
+        path(&dir),
+    ]);
+    assert!(
+        out.starts_with("not covered: no-flying sector 3-3"),
+        "{out}"
+    );
+    // Pieces in hand are never in the tablebases.
+    let out = ok(&["probe", "--fen", PLACING, "--tb", path(&dir)]);
+    assert!(out.starts_with("not covered: the tablebases hold"), "{out}");
+    let out = ok(&[
+        "probe",
+        "--fen",
+        "WWW/.../.../....../.../.../BB. b 0 0",
+        "--tb",
+        path(&dir),
+    ]);
+    assert!(out.starts_with("game over"), "{out}");
+}
+
+#[test]
+fn stats_json_has_the_published_three_against_three_counts() {
+    let dir = three_three();
+    let out = ok(&["stats", "--json", "--tb", path(&dir)]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let rows = doc.as_array().expect("an array");
+    assert_eq!(rows.len(), 1, "{out}");
+    let row = &rows[0];
+    let fields = [
+        "variant",
+        "us",
+        "them",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "longest_win",
+        "longest_loss",
+    ];
+    for f in fields {
+        assert!(row.get(f).is_some(), "{f} missing: {row}");
+    }
+    assert_eq!(row.as_object().unwrap().len(), fields.len(), "{row}");
+    assert_eq!(row["variant"], "standard");
+    let n = |f: &str| row[f].as_u64().unwrap();
+    assert_eq!((n("us"), n("them")), (3, 3));
+    assert_eq!(
+        (n("positions"), n("wins"), n("draws"), n("losses")),
+        (169_626, 140_621, 269, 28_736)
+    );
+    assert_eq!((n("longest_win"), n("longest_loss")), (25, 26));
+
+    let empty = tempfile::tempdir().unwrap();
+    let out = ok(&["stats", "--json", "--tb", path(&empty)]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap(),
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn verify_full_passes_on_generated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&[
+        "generate",
+        "--variant",
+        "both",
+        "--sector",
+        "3-4",
+        "--tb",
+        path(&dir),
+    ]);
+    let out = morris(&["verify", "--full", "--tb", path(&dir)]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("all 6 files ok, every value verified"),
+        "{stdout}"
+    );
+}
+
+#[test]
+#[ignore = "bug: solve reads a mate score as a tablebase Value by parity, so a game that \
+            ends with the mover's own losing placement is reported the wrong way round: \
+            B../.../.../...B../.../.../WW. w 1 1 is 'loss for white in 2 plies', a win"]
+fn solve_reports_a_win_when_the_opponent_must_place_into_defeat() {
+    let dir = three_three();
+    // White closes a1-d1-g1 taking a7 or e4; Black must then place its last piece and
+    // has two on the board: White wins in 2. Reported: "loss for white ... in 2 plies".
+    let fen = "B../.../.../...B../.../.../WW. w 1 1";
+    let out = ok(&["solve", "--fen", fen, "--tb", path(&dir)]);
+    assert_eq!(
+        value_line(&out),
+        "win for white (the side to move) in 2 plies",
+        "{out}"
+    );
+    // Black to move places its last piece and has two: Black loses in 1.
+    // Reported: "win for black (the side to move) in 1 ply".
+    let fen = ".W./.W./.W./...B../.../W../... b 0 1";
+    let out = ok(&["solve", "--fen", fen, "--tb", path(&dir)]);
+    assert_eq!(
+        value_line(&out),
+        "loss for black (the side to move) in 1 ply",
+        "{out}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_output_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&[
+        "generate",
+        "--variant",
+        "both",
+        "--max-pieces",
+        "3",
+        "--tb",
+        path(&dir),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(["analyze", "--fen", DEFAULT, "--tb", path(&dir)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before the command has printed anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

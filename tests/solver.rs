@@ -1,0 +1,738 @@
+//! Search tests: the solver against the tablebases it can also run without.
+//!
+//! The Standard and No-flying sectors up to four pieces a side are generated once per
+//! run (into a temporary directory that is removed as soon as the files are mapped)
+//! and serve as the oracle: every exact answer of the search, with or without
+//! tablebases, must agree with them in value and distance, and every line it returns
+//! must end the game in exactly the distance it claims.
+
+use morris_engine::{Bitboard, Color, Move, Outcome, Point, Position, Setup, Variant};
+use morris_solver::{analyze, Limits, Provenance, SearchResult, Searcher, MATE, MATE_BOUND};
+use morris_tablebase::{
+    driver, verify::to_position, Observer, Reporter, Sector, SectorIndex, Tablebase, Value, Wdl,
+};
+use std::sync::OnceLock;
+
+struct Quiet;
+impl Observer for Quiet {}
+impl Reporter for Quiet {}
+
+fn sectors() -> Vec<Sector> {
+    [(3, 3), (3, 4), (4, 3), (4, 4)]
+        .iter()
+        .map(|&(us, them)| Sector::new(us, them).unwrap())
+        .collect()
+}
+
+/// Both variants, every sector up to 4-4, generated once per test process.
+fn tablebase() -> &'static Tablebase {
+    static TB: OnceLock<Tablebase> = OnceLock::new();
+    TB.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for variant in Variant::ALL {
+            driver::generate(dir.path(), variant, &sectors(), &Quiet)
+                .unwrap_or_else(|e| panic!("generating {variant} up to 4-4: {e}"));
+        }
+        // The files stay mapped after the directory is removed.
+        Tablebase::open(dir.path()).expect("the generated tablebase opens")
+    })
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+/// Game values as integers for the side to move, independent of the solver's own
+/// scores: a win in `d` plies is `WIN - d`, a loss in `d` is `-(WIN - d)`, a draw 0.
+const WIN: i32 = 10_000;
+
+fn score_of(v: Value) -> i32 {
+    match (v.wdl(), v.dtm()) {
+        (Wdl::Win, Some(d)) => WIN - i32::from(d),
+        (Wdl::Loss, Some(d)) => -(WIN - i32::from(d)),
+        _ => 0,
+    }
+}
+
+/// The parent's value of a move from the value of the position it leads to.
+fn back(child: i32) -> i32 {
+    match child {
+        0 => 0,
+        c if c > 0 => -(c - 1),
+        c => -(c + 1),
+    }
+}
+
+/// The value of a finished game for its side to move.
+fn terminal(pos: &Position) -> Option<i32> {
+    pos.end().map(|end| match end.outcome {
+        Outcome::Win(c) if c == pos.side_to_move() => WIN,
+        Outcome::Win(_) => -WIN,
+        Outcome::Draw => 0,
+    })
+}
+
+/// The exact value of a position by brute-force minimax down to finished games or
+/// positions the tablebases cover, at most `plies` deep.
+fn exact(tb: &Tablebase, pos: &Position, plies: u32) -> i32 {
+    if let Some(s) = terminal(pos) {
+        return s;
+    }
+    if let Some(v) = tb.probe(pos) {
+        return score_of(v);
+    }
+    assert!(plies > 0, "{pos} is not within reach of the tablebases");
+    pos.legal_moves()
+        .iter()
+        .map(|&m| back(exact(tb, &pos.play_unchecked(m), plies - 1)))
+        .max()
+        .expect("a position that is not over has a move")
+}
+
+/// Indices `0..size` spread over the sector by a fixed multiplicative step.
+fn spread(size: u64, n: u64, salt: u64) -> Vec<u64> {
+    (0..n)
+        .map(|k| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(salt)) % size)
+        .collect()
+}
+
+/// Positions of a sector (White to move) whose stored value satisfies `keep`, evenly
+/// spaced over the sector, at most `n`.
+fn positions_with(
+    variant: Variant,
+    sector: Sector,
+    n: usize,
+    keep: impl Fn(Value) -> bool,
+) -> Vec<Position> {
+    let values = tablebase().values(variant, sector).unwrap();
+    let index = SectorIndex::get(sector.us as usize, sector.them as usize);
+    let all: Vec<u64> = (0..values.len() as u64)
+        .filter(|&i| keep(Value(values[i as usize])))
+        .collect();
+    let step = (all.len() / n.max(1)).max(1);
+    all.iter()
+        .step_by(step)
+        .take(n)
+        .map(|&i| {
+            let (us, them) = index.position(i);
+            to_position(variant, us, them)
+        })
+        .collect()
+}
+
+/// Play `line` from `pos`, checking that it is legal, that every position on the way
+/// has exactly one ply less to go by the tablebases (where they cover it), and that
+/// the game ends exactly at its end, won by the right side.
+fn check_line_ends_game(tb: &Tablebase, pos: &Position, line: &[Move], value: Value) {
+    let dtm = value.dtm().expect("a decided value") as usize;
+    assert_eq!(
+        line.len(),
+        dtm,
+        "{pos}: line {line:?} does not have the {dtm} plies of {value}"
+    );
+    let winner = if value.wdl() == Wdl::Win {
+        pos.side_to_move()
+    } else {
+        pos.side_to_move().opponent()
+    };
+    let mut p = *pos;
+    for (k, &m) in line.iter().enumerate() {
+        assert!(
+            p.end().is_none(),
+            "{pos}: game over after {k} plies of {line:?}"
+        );
+        assert!(
+            p.is_legal(m),
+            "{pos}: {m} is illegal after {k} plies of {line:?}"
+        );
+        if let Some(v) = tb.probe(&p) {
+            assert_eq!(
+                v.dtm(),
+                Some((dtm - k) as u16),
+                "{pos}: after {k} plies of {line:?}, {p} is {v}, not {} plies from the end",
+                dtm - k
+            );
+        }
+        p = p.play_unchecked(m);
+    }
+    let end = p
+        .end()
+        .unwrap_or_else(|| panic!("{pos}: the game is not over after {line:?}: {p}"));
+    assert_eq!(
+        end.outcome,
+        Outcome::Win(winner),
+        "{pos}: {line:?} ends in {end}, expected a win for {winner}"
+    );
+}
+
+fn check_no_estimate_in_mate_band(pos: &Position, r: &SearchResult) {
+    if r.provenance == Provenance::Estimate {
+        assert!(r.value.is_none(), "{pos}: an estimate with a value: {r:?}");
+        assert!(
+            r.score.abs() <= MATE_BOUND,
+            "{pos}: an estimate scores in the mate band: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
+    let tb = tablebase();
+    let (mut searched, mut proved) = (0, 0);
+    for variant in Variant::ALL {
+        for sector in sectors() {
+            // Flying multiplies the moves: keep the Standard searches shallower.
+            let d = match (variant, sector.us, sector.them) {
+                (Variant::NoFlying, _, _) => 9,
+                (Variant::Standard, 3, 4) => 5,
+                _ => 7,
+            };
+            let index = SectorIndex::get(sector.us as usize, sector.them as usize);
+            let mut sample: Vec<Position> = spread(index.size(), 30, u64::from(d))
+                .into_iter()
+                .map(|i| {
+                    let (us, them) = index.position(i);
+                    to_position(variant, us, them)
+                })
+                .collect();
+            // Uniform samples are mostly far from the end: add some within reach.
+            sample.extend(positions_with(variant, sector, 15, |v| {
+                v.dtm().is_some_and(|t| (1..=d as u16).contains(&t))
+            }));
+            // One searcher per sector: its table carries over from search to search.
+            let mut searcher = Searcher::new(None, 16);
+            for pos in sample {
+                let stored = tb.probe(&pos).unwrap();
+                let r = searcher.search(&pos, depth(d), &[]);
+                searched += 1;
+                check_no_estimate_in_mate_band(&pos, &r);
+                match r.provenance {
+                    Provenance::Proof | Provenance::Terminal => {
+                        proved += 1;
+                        assert_eq!(
+                            r.value,
+                            Some(stored),
+                            "{variant} {pos}: search says {:?} ({:?}), tablebase {stored}",
+                            r.value,
+                            r.provenance
+                        );
+                        assert_ne!(
+                            stored.wdl(),
+                            Wdl::Draw,
+                            "{variant} {pos}: a draw proved without tablebases"
+                        );
+                    }
+                    Provenance::Estimate => assert!(
+                        stored.dtm().is_none_or(|t| t > d as u16),
+                        "{variant} {pos}: {stored} is within depth {d}, but the search only \
+                         estimates {:+}",
+                        r.score
+                    ),
+                    Provenance::Tablebase => panic!("{pos}: tablebase answer without tablebases"),
+                }
+            }
+        }
+    }
+    eprintln!("{proved} of {searched} positions decided by search");
+    assert!(
+        proved >= 180,
+        "only {proved} of {searched} positions were decided by search"
+    );
+}
+
+#[test]
+fn known_wins_and_losses_in_n_are_found_exactly() {
+    let tb = tablebase();
+    for variant in Variant::ALL {
+        for dtm in 1..=5u16 {
+            let mut found = 0;
+            for sector in sectors() {
+                // The wide Standard sectors with flying are slow to search to depth 5.
+                if variant == Variant::Standard && dtm == 5 && sector != Sector::new(3, 3).unwrap()
+                {
+                    continue;
+                }
+                for pos in positions_with(variant, sector, 2, |v| v.dtm() == Some(dtm)) {
+                    found += 1;
+                    let want = Value::decided(dtm);
+                    let r = Searcher::new(None, 16).search(&pos, depth(8), &[]);
+                    assert_eq!(r.provenance, Provenance::Proof, "{variant} {pos}: {r:?}");
+                    assert_eq!(r.value, Some(want), "{variant} {pos}: {r:?}");
+                    let mate = MATE - i32::from(dtm);
+                    let score = if dtm % 2 == 1 { mate } else { -mate };
+                    assert_eq!(r.score, score, "{variant} {pos}: {r:?}");
+                    let best = r.best.expect("a best move");
+                    assert_eq!(r.pv.first(), Some(&best), "{pos}: {r:?}");
+                    assert!(pos.is_legal(best), "{pos}: best move {best} is illegal");
+                    let child = pos.play_unchecked(best);
+                    assert_eq!(
+                        back(exact(tb, &child, 0)),
+                        score_of(want),
+                        "{variant} {pos}: best move {best} does not keep {want}"
+                    );
+                    check_line_ends_game(tb, &pos, &r.pv, want);
+                }
+            }
+            assert!(found >= 2, "{variant}: no position with DTM {dtm}");
+        }
+    }
+}
+
+#[test]
+fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
+    let tb = tablebase();
+    let mut searcher = Searcher::new(Some(tb), 16);
+    let built_in = morris_engine::notation::parse_position(
+        "WB./W../.../.....W/.../.../BB. w 0 0",
+        Variant::Standard,
+    )
+    .unwrap();
+    let mut cases = vec![built_in];
+    for variant in Variant::ALL {
+        for sector in sectors() {
+            let stats = tb.file(variant, sector).unwrap().header().stats;
+            let longest = [stats.longest_win, stats.longest_loss];
+            // The longest distances, a few ordinary ones, and some draws.
+            cases.extend(positions_with(variant, sector, 2, |v| {
+                v.dtm().is_some_and(|d| d > 0 && longest.contains(&d))
+            }));
+            cases.extend(positions_with(variant, sector, 4, |v| {
+                v.dtm().is_some_and(|d| d > 0)
+            }));
+            cases.extend(positions_with(variant, sector, 2, |v| v == Value::DRAW));
+        }
+    }
+    let mut longest = 0;
+    for pos in cases {
+        let stored = tb.probe(&pos).unwrap();
+        let r = searcher.search(&pos, Limits::default(), &[]);
+        assert_eq!(r.provenance, Provenance::Tablebase, "{pos}: {r:?}");
+        assert_eq!(r.value, Some(stored), "{pos}: {r:?}");
+        assert_eq!(r.best, r.pv.first().copied(), "{pos}: {r:?}");
+        if stored.wdl() == Wdl::Draw {
+            assert_eq!(r.score, 0, "{pos}: {r:?}");
+            let mut p = pos;
+            for &m in &r.pv {
+                assert!(p.is_legal(m), "{pos}: {m} in {:?} is illegal", r.pv);
+                p = p.play_unchecked(m);
+                assert_eq!(
+                    tb.probe(&p),
+                    Some(Value::DRAW),
+                    "{pos}: {:?} leaves the draw",
+                    r.pv
+                );
+            }
+        } else {
+            check_line_ends_game(tb, &pos, &r.pv, stored);
+            longest = longest.max(r.pv.len());
+        }
+    }
+    assert!(
+        longest >= 60,
+        "the longest line checked has {longest} plies"
+    );
+}
+
+/// Positions with pieces in hand whose every line reaches the tablebases within two
+/// plies: at most four pieces a side once placed. A side with a piece in hand has four
+/// in all, so that it never places its last piece with fewer than three on the board
+/// (that case has its own test, `a_side_that_places_its_last_piece_into_defeat_loses`).
+fn placement_positions(variant: Variant, n: usize, seed: u64) -> Vec<Position> {
+    let mut state = seed;
+    let mut next = move |bound: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % bound
+    };
+    let mut out = Vec::new();
+    while out.len() < n {
+        // Hands: one each, or one for a single side (either to move).
+        let hand = [[1, 1], [1, 0], [0, 1]][next(3) as usize];
+        let total = [0, 1].map(|c| if hand[c] > 0 { 4 } else { 3 + next(2) as u8 });
+        let mut free: Vec<usize> = (0..24).collect();
+        let mut pieces = [Bitboard::EMPTY; 2];
+        for c in 0..2 {
+            for _ in 0..total[c] - hand[c] {
+                let p = free.swap_remove(next(free.len() as u64) as usize);
+                pieces[c] |= Point::from_index(p).bit();
+            }
+        }
+        let side_to_move = if next(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let setup = Setup {
+            pieces,
+            hand,
+            side_to_move,
+        };
+        let pos = Position::from_setup(&setup, variant).unwrap();
+        if pos.end().is_none() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+fn placement_positions_are_proved_through_the_tablebases() {
+    let tb = tablebase();
+    let mut seen = [0; 3];
+    for variant in Variant::ALL {
+        let mut searcher = Searcher::new(Some(tb), 16);
+        for pos in placement_positions(variant, 40, 7) {
+            let want = exact(tb, &pos, 2);
+            let r = searcher.search(&pos, Limits::default(), &[]);
+            assert_eq!(r.provenance, Provenance::Proof, "{variant} {pos}: {r:?}");
+            let value = r.value.expect("a proof has a value");
+            assert_eq!(
+                score_of(value),
+                want,
+                "{variant} {pos}: search says {value}, minimax over the tablebases {want}"
+            );
+            seen[usize::from(want > 0) + usize::from(want >= 0)] += 1;
+            let best = r.best.expect("a best move");
+            assert_eq!(
+                back(exact(tb, &pos.play_unchecked(best), 1)),
+                want,
+                "{variant} {pos}: best move {best} does not keep {value}"
+            );
+            if value.wdl() != Wdl::Draw {
+                check_line_ends_game(tb, &pos, &r.pv, value);
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "losses, draws, wins among the samples: {seen:?}"
+    );
+}
+
+#[test]
+fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
+    let tb = tablebase();
+    let mut cases = Vec::new();
+    for variant in Variant::ALL {
+        for sector in sectors() {
+            cases.extend(positions_with(variant, sector, 3, |v| v.wdl() == Wdl::Win));
+            cases.extend(positions_with(variant, sector, 1, |v| v.wdl() == Wdl::Draw));
+            cases.extend(positions_with(variant, sector, 2, |v| {
+                v.wdl() == Wdl::Loss && v.dtm() > Some(0)
+            }));
+        }
+        cases.extend(placement_positions(variant, 6, 99));
+    }
+    let mut searcher = Searcher::new(Some(tb), 16);
+    for pos in cases {
+        let moves = analyze(&mut searcher, &pos, Limits::default(), &[]);
+        let legal = pos.legal_moves();
+        assert_eq!(moves.len(), legal.len(), "{pos}: not every move analysed");
+        for m in legal.iter() {
+            assert!(moves.iter().any(|a| a.mv == *m), "{pos}: {m} is missing");
+        }
+        let mut previous = i32::MAX;
+        for a in &moves {
+            let child = pos.play_unchecked(a.mv);
+            let want = exact(tb, &child, 1);
+            let r = &a.result;
+            assert!(r.provenance.is_exact(), "{pos} {}: {r:?}", a.mv);
+            let got = match r.provenance {
+                Provenance::Terminal => terminal(&child).unwrap(),
+                _ => score_of(r.value.expect("an exact value")),
+            };
+            assert_eq!(got, want, "{pos}: {} leads to {r:?}, expected {want}", a.mv);
+            let for_mover = back(want);
+            assert!(
+                for_mover <= previous,
+                "{pos}: {} ({for_mover}) listed after a worse move ({previous}): {:?}",
+                a.mv,
+                moves.iter().map(|a| a.mv.to_string()).collect::<Vec<_>>()
+            );
+            previous = for_mover;
+        }
+        let root = searcher.search(&pos, Limits::default(), &[]);
+        assert_eq!(
+            moves[0].score, root.score,
+            "{pos}: the first move's score is not the position's"
+        );
+        assert_eq!(score_of(root.value.unwrap()), exact(tb, &pos, 2), "{pos}");
+    }
+}
+
+/// A drawn No-flying position in which White is a piece up, so that a shallow search
+/// scores it clearly above zero, and no move ends the game.
+fn drawn_with_white_ahead() -> Position {
+    positions_with(Variant::NoFlying, Sector::new(4, 3).unwrap(), 200, |v| {
+        v == Value::DRAW
+    })
+    .into_iter()
+    .find(|pos| {
+        let moves = pos.legal_moves();
+        moves.len() >= 2
+            && moves
+                .iter()
+                .all(|&m| m.capture().is_none() && pos.play_unchecked(m).end().is_none())
+    })
+    .expect("a drawn 4-3 position")
+}
+
+#[test]
+fn positions_repeated_from_the_history_score_as_draws() {
+    let pos = drawn_with_white_ahead();
+    let children: Vec<u64> = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| pos.play_unchecked(m).hash())
+        .collect();
+    for d in [1, 3, 5] {
+        let free = Searcher::new(None, 16).search(&pos, depth(d), &[]);
+        assert_eq!(
+            free.provenance,
+            Provenance::Estimate,
+            "{pos} depth {d}: {free:?}"
+        );
+        assert!(
+            free.score > 0,
+            "{pos} depth {d}: a piece up scores {}",
+            free.score
+        );
+        // Every move repeats a position of the game: nothing but a draw is left.
+        let repeated = Searcher::new(None, 16).search(&pos, depth(d), &children);
+        assert_eq!(repeated.score, 0, "{pos} depth {d}: {repeated:?}");
+        assert_eq!(
+            repeated.provenance,
+            Provenance::Estimate,
+            "{pos}: {repeated:?}"
+        );
+        assert_eq!(repeated.value, None, "{pos}: {repeated:?}");
+        assert!(
+            repeated.best.is_some_and(|m| pos.is_legal(m)),
+            "{pos}: {repeated:?}"
+        );
+    }
+}
+
+#[test]
+fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
+    // White shuttles a piece out and back while Black does the same: the four
+    // positions of the cycle are the game so far, and the root is its fifth.
+    let root = drawn_with_white_ahead();
+    let quiet = |p: &Position| -> Vec<Move> {
+        p.legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| m.capture().is_none() && p.play_unchecked(m).end().is_none())
+            .collect()
+    };
+    let back_move = |m: Move| Move::shift(m.to(), m.from().unwrap());
+    let (c1, c2, c3) = quiet(&root)
+        .into_iter()
+        .flat_map(|w| {
+            let c1 = root.play_unchecked(w);
+            quiet(&c1).into_iter().map(move |b| (w, c1, b))
+        })
+        .find_map(|(w, c1, b)| {
+            let c2 = c1.play_unchecked(b);
+            let c3 = c2.play(back_move(w)).ok()?;
+            let again = c3.play(back_move(b)).ok()?;
+            (again == root && c3.end().is_none()).then_some((c1, c2, c3))
+        })
+        .expect("a shuttle out and back for both sides");
+    let history = [root.hash(), c1.hash(), c2.hash(), c3.hash()];
+    let tb = tablebase();
+    for d in [2, 4, 6] {
+        // Within the search, White's shuttle now leads to a repetition: a draw.
+        let mut searcher = Searcher::new(None, 16);
+        let with = searcher.search(&root, depth(d), &history);
+        assert_eq!(with.provenance, Provenance::Estimate, "{root}: {with:?}");
+        assert!(with.score >= 0, "{root}: a draw is at hand, yet {with:?}");
+        // Without the history the same search is an estimate of a drawn position too.
+        let without = Searcher::new(None, 16).search(&root, depth(d), &[]);
+        assert_eq!(
+            without.provenance,
+            Provenance::Estimate,
+            "{root}: {without:?}"
+        );
+        // The table of the search with history must not spoil one without.
+        let again = searcher.search(&root, depth(d), &[]);
+        assert_eq!(
+            (again.score, again.provenance),
+            (without.score, without.provenance),
+            "{root} depth {d}: a reused searcher differs from a fresh one"
+        );
+        assert_eq!(tb.probe(&root), Some(Value::DRAW));
+    }
+    // analyze() sees the same repetitions.
+    let moves = analyze(&mut Searcher::new(None, 16), &root, depth(4), &history);
+    let shuttle = moves
+        .iter()
+        .find(|a| root.play_unchecked(a.mv) == c1)
+        .expect("the shuttle move is analysed");
+    // Black can answer with its own shuttle, back to a position of the game: a draw at
+    // worst for Black, so nothing better than a draw for White.
+    assert!(
+        shuttle.score <= 0 && shuttle.result.provenance == Provenance::Estimate,
+        "{root}: {} returns to {c1}, a position of the game, yet scores {}",
+        shuttle.mv,
+        shuttle.score
+    );
+}
+
+#[test]
+fn a_win_through_a_repeated_position_is_not_claimed() {
+    let tb = tablebase();
+    let mut checked = 0;
+    for pos in positions_with(Variant::NoFlying, Sector::new(4, 4).unwrap(), 40, |v| {
+        v.dtm() == Some(3)
+    }) {
+        // The winning moves lead to positions of the game: repeating one is a draw.
+        let winning: Vec<Move> = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| back(exact(tb, &pos.play_unchecked(m), 0)) == WIN - 3)
+            .collect();
+        if winning
+            .iter()
+            .any(|&m| pos.play_unchecked(m).end().is_some())
+        {
+            continue;
+        }
+        checked += 1;
+        let history: Vec<u64> = winning
+            .iter()
+            .map(|&m| pos.play_unchecked(m).hash())
+            .collect();
+        let r = Searcher::new(None, 16).search(&pos, depth(6), &history);
+        assert!(
+            r.score >= 0 && r.score < MATE - 3,
+            "{pos}: with {winning:?} repeating, {r:?}"
+        );
+        if let Some(best) = r.best.filter(|_| r.provenance == Provenance::Proof) {
+            assert!(!winning.contains(&best), "{pos}: {r:?}");
+            assert_eq!(
+                back(exact(tb, &pos.play_unchecked(best), 0)),
+                score_of(r.value.unwrap()),
+                "{pos}: {r:?}"
+            );
+        }
+        let free = Searcher::new(None, 16).search(&pos, depth(6), &[]);
+        assert_eq!(free.value, Some(Value::decided(3)), "{pos}: {free:?}");
+    }
+    assert!(checked >= 10, "only {checked} positions checked");
+}
+
+#[test]
+#[ignore = "bug: analyze() searches each move's position as a new root, where the history is \
+            not looked at, so a move back to a position of the game keeps its full value \
+            while search() scores the same move a draw by repetition"]
+fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
+    // No-flying, White to move wins in 3 only by b6-b4; the position after it is
+    // already in the game.
+    let pos = morris_engine::notation::parse_position(
+        "BWB/W../.../B....W/.../.../.WB w 0 0",
+        Variant::NoFlying,
+    )
+    .unwrap();
+    let win = morris_engine::notation::parse_move("b6-b4").unwrap();
+    assert_eq!(tablebase().probe(&pos), Some(Value::decided(3)));
+    let history = [pos.play_unchecked(win).hash()];
+    let root = Searcher::new(None, 16).search(&pos, depth(6), &history);
+    assert!(root.score < MATE_BOUND, "{root:?}");
+    let moves = analyze(&mut Searcher::new(None, 16), &pos, depth(6), &history);
+    let repeated = moves.iter().find(|a| a.mv == win).unwrap();
+    assert_eq!(
+        repeated.score, 0,
+        "search() scores {win} a draw by repetition (root {:+}), analyze() {}",
+        root.score, repeated.score
+    );
+}
+
+#[test]
+fn limits_stop_the_search() {
+    let start = Position::start(Variant::Standard);
+    let unlimited = Searcher::new(None, 16).search(&start, depth(6), &[]);
+    let limits = Limits {
+        depth: Some(6),
+        nodes: Some(unlimited.stats.nodes / 4),
+        ..Limits::default()
+    };
+    let r = Searcher::new(None, 16).search(&start, limits, &[]);
+    assert_eq!(r.provenance, Provenance::Estimate, "{r:?}");
+    assert!(r.depth < 6, "{r:?}");
+    assert!(r.stats.nodes < unlimited.stats.nodes, "{r:?}");
+    assert!(r.best.is_some_and(|m| start.is_legal(m)), "{r:?}");
+    let r = Searcher::new(None, 16).search(&start, depth(3), &[]);
+    assert_eq!((r.depth, r.provenance), (3, Provenance::Estimate), "{r:?}");
+    assert!(!r.pv.is_empty() && r.pv.len() <= 4, "{r:?}");
+    let mut p = start;
+    for &m in &r.pv {
+        assert!(p.is_legal(m), "{r:?}");
+        p = p.play_unchecked(m);
+    }
+}
+
+#[test]
+#[ignore = "bug: the node budget is looked at only in interior nodes whose count is a \
+            multiple of 1024, so leaves skip the check: from the start, 5000 nodes allowed, \
+            15360 searched"]
+fn the_node_limit_is_kept_within_the_checking_interval() {
+    let start = Position::start(Variant::Standard);
+    for limit in [5_000, 20_000, 50_000] {
+        let limits = Limits {
+            nodes: Some(limit),
+            ..Limits::default()
+        };
+        let r = Searcher::new(None, 16).search(&start, limits, &[]);
+        assert!(
+            r.stats.nodes <= limit + 1024,
+            "--nodes {limit}: searched {} nodes",
+            r.stats.nodes
+        );
+    }
+}
+
+/// Positions where the side to move places its last piece: it loses if it then has
+/// fewer than three on the board (RULES.md, end of the game, rule 1).
+#[test]
+#[ignore = "bug: score_value turns MATE - n into a Value by parity, so a game that ends \
+            with the mover losing by its own placement is reported the wrong way round: \
+            B../.../.../...B../.../.../WW. w 1 1 (White wins in 2) is 'loss in 2'"]
+fn a_side_that_places_its_last_piece_into_defeat_loses() {
+    let tb = tablebase();
+    // Black to move places its last piece and has two on the board: Black loses in 1.
+    let lost = morris_engine::notation::parse_position(
+        ".W./.W./.W./...B../.../W../... b 0 1",
+        Variant::Standard,
+    )
+    .unwrap();
+    // White closes a1-d1-g1 and takes a black piece; Black then has one on the board
+    // and one in hand, and must place it: White wins in 2.
+    let won = morris_engine::notation::parse_position(
+        "B../.../.../...B../.../.../WW. w 1 1",
+        Variant::Standard,
+    )
+    .unwrap();
+    assert_eq!(exact(tb, &lost, 1), -(WIN - 1));
+    assert_eq!(exact(tb, &won, 2), WIN - 2);
+    for (pos, wdl, dtm) in [(lost, Wdl::Loss, 1), (won, Wdl::Win, 2)] {
+        for mut searcher in [Searcher::new(None, 16), Searcher::new(Some(tb), 16)] {
+            let r = searcher.search(&pos, Limits::default(), &[]);
+            assert_eq!(r.provenance, Provenance::Proof, "{pos}: {r:?}");
+            let mate = MATE - dtm;
+            let score = if wdl == Wdl::Win { mate } else { -mate };
+            assert_eq!(r.score, score, "{pos}: {r:?}");
+            let value = r.value.expect("a proof has a value");
+            assert_eq!(
+                (value.wdl(), value.dtm()),
+                (wdl, Some(dtm as u16)),
+                "{pos}: the search reports {value}"
+            );
+        }
+    }
+}
