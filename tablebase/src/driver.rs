@@ -8,6 +8,7 @@
 
 use crate::file::{file_name, write_sector, FileError, SectorFile};
 use crate::generate::{solve_pair, GenerateError, Observer, SectorStats};
+use crate::mmap::ValueCopy;
 use crate::sector::Sector;
 use morris_engine::Variant;
 use std::collections::{HashMap, HashSet};
@@ -156,12 +157,17 @@ pub fn generate(
             }
             continue;
         }
-        // Map only what this pair's captures reach; those files were checked whole
-        // earlier in this run.
-        let mut deps: HashMap<Sector, SectorFile> = HashMap::new();
+        // Load only what this pair's captures reach (files checked whole earlier in
+        // this run) into memory with huge pages.
+        let mut deps: HashMap<Sector, ValueCopy> = HashMap::new();
         for t in pair.iter().filter_map(|s| s.after_capture()) {
-            let f = SectorFile::open(&dir.join(file_name(variant, t)), variant, t)?;
-            deps.insert(t, f);
+            let path = dir.join(file_name(variant, t));
+            let f = SectorFile::open(&path, variant, t)?;
+            let copy = ValueCopy::of(f.values()).map_err(|e| FileError {
+                path,
+                problem: e.into(),
+            })?;
+            deps.insert(t, copy);
         }
         let positions = pair
             .iter()
@@ -173,7 +179,7 @@ pub fn generate(
         let solved = solve_pair(
             variant,
             sector,
-            &|s| deps.get(&s).map(SectorFile::values),
+            &|s| deps.get(&s).map(ValueCopy::values),
             reporter,
         )?;
         let time = clock.elapsed();

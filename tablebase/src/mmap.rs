@@ -88,3 +88,46 @@ impl AtomicWords {
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), self.len) }
     }
 }
+
+/// A zeroed anonymous mapping of at least `bytes` bytes (and at least 4), with
+/// transparent huge pages requested.
+///
+/// # Errors
+/// The mapping's error (out of memory).
+pub fn huge_anonymous(bytes: usize) -> io::Result<memmap2::MmapMut> {
+    let map = memmap2::MmapOptions::new().len(bytes.max(4)).map_anon()?;
+    #[cfg(target_os = "linux")]
+    {
+        // Only a hint: without huge pages the memory works the same, slower.
+        let _ = map.advise(memmap2::Advice::HugePage);
+    }
+    Ok(map)
+}
+
+/// A copy of a sector's values in anonymous memory with huge pages: the generator
+/// reads the sectors its captures reach at random, which is cheaper there than through
+/// the 4 KiB pages of a file mapping.
+pub struct ValueCopy {
+    map: memmap2::MmapMut,
+    len: usize,
+}
+
+impl ValueCopy {
+    /// Copy `values`.
+    ///
+    /// # Errors
+    /// The mapping's error (out of memory).
+    pub fn of(values: &[u16]) -> io::Result<ValueCopy> {
+        let mut map = huge_anonymous(values.len() * 2)?;
+        bytemuck::cast_slice_mut::<u8, u16>(&mut map[..values.len() * 2]).copy_from_slice(values);
+        Ok(ValueCopy {
+            map,
+            len: values.len(),
+        })
+    }
+
+    /// The values.
+    pub fn values(&self) -> &[u16] {
+        &bytemuck::cast_slice::<u8, u16>(&self.map[..self.len * 2])[..self.len]
+    }
+}
