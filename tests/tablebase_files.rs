@@ -79,12 +79,16 @@ fn generate(dir: &Path, args: &[&str]) -> String {
     ok(dir, &a)
 }
 
-/// Every file in `dir` by name.
+/// The lock file `generate` keeps in its directory (one writer per directory).
+const LOCK: &str = ".generate.lock";
+
+/// Every file in `dir` by name, but the lock file.
 fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
         .expect("a readable directory")
+        .map(|e| e.expect("a directory entry"))
+        .filter(|e| e.file_name() != LOCK)
         .map(|e| {
-            let e = e.expect("a directory entry");
             (
                 e.file_name().to_string_lossy().into_owned(),
                 std::fs::read(e.path()).expect("a readable file"),
@@ -149,6 +153,15 @@ fn killed_generation_resumes_to_identical_files() {
             break;
         }
     }
+    // Meanwhile a second writer is turned away, naming the directory.
+    let (_, error) = fails(dir.path(), &["generate", "--max-pieces", "5"]);
+    assert_eq!(
+        error,
+        format!(
+            "error: another `morris generate` is writing to {}; wait for it or use another --tb directory",
+            dir.path().display()
+        )
+    );
     child.kill().expect("kill the generation");
     let status = child.wait().expect("wait for the killed generation");
     assert!(
@@ -163,7 +176,8 @@ fn killed_generation_resumes_to_identical_files() {
     let finished: Vec<&String> = before.iter().filter(|n| n.ends_with(".tb")).collect();
     assert!(finished.len() >= 6, "{before:?}");
     assert!(!before.contains(&"standard-5-5.tb".to_string()));
-    // What the killed run left is consistent: every finished file checks out.
+    // What the killed run left is consistent: every finished file checks out, and its
+    // lock died with it.
     ok(dir.path(), &["verify"]);
 
     let resumed = generate(dir.path(), &["--max-pieces", "5"]);
@@ -509,7 +523,8 @@ fn a_full_tmpfs_leaves_no_finished_looking_file() {
         )],
         "{report}"
     );
-    assert_eq!(field("file"), ["standard-3-3.tb"], "{report}");
+    let files: Vec<String> = field("file").into_iter().filter(|f| f != LOCK).collect();
+    assert_eq!(files, ["standard-3-3.tb"], "{report}");
     assert_eq!(field("verify"), ["0"], "{report}");
 }
 
