@@ -4,8 +4,8 @@ use crate::args::{PositionArgs, SearchArgs};
 use crate::solve::describe_value;
 use crate::tb::TbDir;
 use morris_engine::Position;
-use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher};
-use morris_tablebase::{Tablebase, Value, Wdl};
+use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher, Verdict};
+use morris_tablebase::{Tablebase, Wdl};
 
 /// List every legal move, best first: quickest win, then draws, then slowest loss.
 #[derive(clap::Args)]
@@ -31,18 +31,18 @@ pub struct Args {
     json: bool,
 }
 
-fn wdl_name(v: Value) -> &'static str {
-    match v.wdl() {
+fn wdl_name(v: Verdict) -> &'static str {
+    match v.wdl {
         Wdl::Win => "win",
         Wdl::Draw => "draw",
         Wdl::Loss => "loss",
     }
 }
 
-fn value_json(value: Option<Value>, score: i32, provenance: Provenance) -> serde_json::Value {
+fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> serde_json::Value {
     match value {
         Some(v) => serde_json::json!({
-            "wdl": wdl_name(v), "dtm": v.dtm(), "exact": true, "provenance": provenance.name(),
+            "wdl": wdl_name(v), "dtm": v.dtm, "exact": true, "provenance": provenance.name(),
         }),
         None => serde_json::json!({
             "wdl": null, "dtm": null, "exact": false, "provenance": provenance.name(), "score": score,
@@ -50,7 +50,7 @@ fn value_json(value: Option<Value>, score: i32, provenance: Provenance) -> serde
     }
 }
 
-fn move_value(a: &MoveAnalysis) -> Option<Value> {
+fn move_value(a: &MoveAnalysis) -> Option<Verdict> {
     a.result.value.filter(|_| a.result.provenance.is_exact())
 }
 
@@ -112,7 +112,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for a in &moves {
         let verdict = match move_value(a) {
             Some(v) => {
-                let for_mover = match (v.wdl(), v.dtm()) {
+                let for_mover = match (v.wdl, v.dtm) {
                     (Wdl::Loss, Some(d)) => format!("{mover} wins in {}", d + 1),
                     (Wdl::Win, Some(d)) => format!("{mover} loses in {}", d + 1),
                     _ => "draw".to_string(),

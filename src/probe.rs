@@ -2,7 +2,8 @@
 
 use crate::args::PositionArgs;
 use crate::tb::TbDir;
-use morris_tablebase::{Tablebase, Value, Wdl};
+use morris_solver::Verdict;
+use morris_tablebase::{Tablebase, Wdl};
 
 /// Look a movement-phase position up in the tablebases.
 #[derive(clap::Args)]
@@ -18,8 +19,8 @@ pub struct Args {
 }
 
 /// Describe a value for people.
-pub fn describe(v: Value) -> String {
-    match (v.wdl(), v.dtm()) {
+pub fn describe(v: Verdict) -> String {
+    match (v.wdl, v.dtm) {
         (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", crate::tb::plies(d)),
         (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {}", crate::tb::plies(d)),
         _ => "draw".to_string(),
@@ -43,7 +44,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let tb = Tablebase::open(&dir)?;
     match tb.probe(&pos) {
-        Some(v) => outln!("{} ({} sector {sector})", describe(v), pos.variant()),
+        Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} --sector {sector}`)",
             pos.variant(),

@@ -4,8 +4,8 @@ use crate::args::{PositionArgs, SearchArgs};
 use crate::generate::Progress;
 use crate::tb::TbDir;
 use morris_engine::{notation, Color, Position, Variant};
-use morris_solver::{Provenance, SearchResult, Searcher};
-use morris_tablebase::{driver, Sector, Tablebase, Value, Wdl};
+use morris_solver::{Provenance, SearchResult, Searcher, Verdict};
+use morris_tablebase::{driver, Sector, Tablebase, Wdl};
 use std::path::Path;
 
 /// The built-in position: a Standard three-against-three endgame that White, to move,
@@ -32,8 +32,8 @@ pub struct Args {
 }
 
 /// A value in words, for the side to move of `pos`.
-pub fn describe_value(v: Value, side: Color) -> String {
-    match (v.wdl(), v.dtm()) {
+pub fn describe_value(v: Verdict, side: Color) -> String {
+    match (v.wdl, v.dtm) {
         (Wdl::Win, Some(d)) => format!(
             "win for {side} (the side to move) in {}",
             crate::tb::plies(d)

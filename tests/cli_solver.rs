@@ -647,9 +647,6 @@ fn verify_full_passes_on_generated_files() {
 }
 
 #[test]
-#[ignore = "bug: solve reads a mate score as a tablebase Value by parity, so a game that \
-            ends with the mover's own losing placement is reported the wrong way round: \
-            B../.../.../...B../.../.../WW. w 1 1 is 'loss for white in 2 plies', a win"]
 fn solve_reports_a_win_when_the_opponent_must_place_into_defeat() {
     let dir = three_three();
     // White closes a1-d1-g1 taking a7 or e4; Black must then place its last piece and

@@ -13,7 +13,7 @@
 //! let mut searcher = Searcher::new(None, 1);
 //! let r = searcher.search(&pos, Limits { depth: Some(4), ..Limits::default() }, &[]);
 //! assert_eq!(r.provenance, Provenance::Proof);
-//! assert_eq!(r.value.unwrap().dtm(), Some(1));
+//! assert_eq!(r.value.unwrap().dtm, Some(1));
 //! assert_eq!(r.best.unwrap().to_string().get(..6), Some("g4-g7x"));
 //! ```
 
@@ -24,8 +24,8 @@ pub mod search;
 pub mod tt;
 
 pub use search::{
-    evaluate, plies_to_movement, score_value, value_score, Limits, Provenance, SearchResult,
-    Searcher, Stats, MATE, MATE_BOUND,
+    evaluate, plies_to_movement, score_verdict, value_score, Limits, Provenance, SearchResult,
+    Searcher, Stats, Verdict, MATE, MATE_BOUND,
 };
 pub use tt::TranspositionTable;
 
@@ -67,7 +67,24 @@ pub fn analyze(
         .legal_moves()
         .iter()
         .map(|&mv| {
-            let result = searcher.search(&pos.play_unchecked(mv), limits, &history);
+            let child = pos.play_unchecked(mv);
+            // A move back to a state of the game is a repetition: a draw by the
+            // search's rule, as `search` scores it inside the tree (unless the game
+            // ends first).
+            let result = if history.contains(&child.hash()) && child.end().is_none() {
+                SearchResult {
+                    score: 0,
+                    value: None,
+                    provenance: Provenance::Estimate,
+                    best: None,
+                    pv: Vec::new(),
+                    depth: 0,
+                    stats: Stats::default(),
+                    time: std::time::Duration::ZERO,
+                }
+            } else {
+                searcher.search(&child, limits, &history)
+            };
             MoveAnalysis {
                 mv,
                 score: parent_score(result.score),

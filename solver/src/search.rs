@@ -67,12 +67,57 @@ impl Provenance {
     }
 }
 
-/// A score turned into a game value, when it is one.
-pub fn score_value(score: i32) -> Option<Value> {
+/// An exact game value for the side to move: win, draw or loss, and the plies to
+/// the end. Unlike a stored tablebase [`Value`], the DTM's parity does not tell the
+/// winner: in the placing phase a player can end the game with its own loss (placing
+/// its last piece while holding fewer than three).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Verdict {
+    /// Win, draw or loss for the side to move.
+    pub wdl: Wdl,
+    /// Plies to the end of the game under optimal play; `None` for a draw.
+    pub dtm: Option<u16>,
+}
+
+impl Verdict {
+    /// A draw.
+    pub const DRAW: Verdict = Verdict {
+        wdl: Wdl::Draw,
+        dtm: None,
+    };
+}
+
+impl From<Value> for Verdict {
+    fn from(v: Value) -> Verdict {
+        Verdict {
+            wdl: v.wdl(),
+            dtm: v.dtm(),
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.wdl, self.dtm) {
+            (Wdl::Win, Some(d)) => write!(f, "win in {d}"),
+            (Wdl::Loss, Some(d)) => write!(f, "loss in {d}"),
+            _ => f.write_str("draw"),
+        }
+    }
+}
+
+/// A score turned into a game value, when it is a decided game (mate band).
+pub fn score_verdict(score: i32) -> Option<Verdict> {
     if score > MATE_BOUND {
-        Some(Value::decided((MATE - score) as u16))
+        Some(Verdict {
+            wdl: Wdl::Win,
+            dtm: Some((MATE - score) as u16),
+        })
     } else if score < -MATE_BOUND {
-        Some(Value::decided((MATE + score) as u16))
+        Some(Verdict {
+            wdl: Wdl::Loss,
+            dtm: Some((MATE + score) as u16),
+        })
     } else {
         None
     }
@@ -106,7 +151,7 @@ pub struct SearchResult {
     /// Score for the side to move.
     pub score: i32,
     /// The exact value, when the provenance is exact.
-    pub value: Option<Value>,
+    pub value: Option<Verdict>,
     /// How the answer was obtained.
     pub provenance: Provenance,
     /// Best move, if the game is not over.
@@ -206,10 +251,16 @@ impl<'a> Searcher<'a> {
             time: clock.elapsed(),
         };
         if let Some(score) = Self::end_score(pos, 0) {
-            return done(score, score_value(score), Provenance::Terminal, self);
+            let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
+            return done(score, Some(verdict), Provenance::Terminal, self);
         }
         if let Some(v) = self.probe(pos) {
-            let mut r = done(value_score(v, 0), Some(v), Provenance::Tablebase, self);
+            let mut r = done(
+                value_score(v, 0),
+                Some(v.into()),
+                Provenance::Tablebase,
+                self,
+            );
             r.pv = self.tablebase_line(pos, 400);
             r.best = r.pv.first().copied();
             return r;
@@ -233,7 +284,7 @@ impl<'a> Searcher<'a> {
                 Provenance::Estimate
             };
             result.value = if exact {
-                Some(score_value(score).unwrap_or(Value::DRAW))
+                Some(score_verdict(score).unwrap_or(Verdict::DRAW))
             } else {
                 None
             };
@@ -325,7 +376,7 @@ impl<'a> Searcher<'a> {
     }
 
     fn out_of_budget(&mut self) -> bool {
-        if self.stats.nodes & 1023 == 0 {
+        if self.stats.nodes & 255 == 0 {
             let time_up = self.deadline.is_some_and(|d| Instant::now() >= d);
             let nodes_up = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
             self.stopped |= time_up || nodes_up;
@@ -343,6 +394,9 @@ impl<'a> Searcher<'a> {
         ply: usize,
     ) -> (i32, bool) {
         self.stats.nodes += 1;
+        if ply > 0 && self.out_of_budget() {
+            return (0, true);
+        }
         if let Some(score) = Self::end_score(pos, ply) {
             return (score, false);
         }
@@ -356,9 +410,6 @@ impl<'a> Searcher<'a> {
         }
         if depth <= 0 {
             return (evaluate(pos), true);
-        }
-        if ply > 0 && self.out_of_budget() {
-            return (0, true);
         }
         // No score can beat a win now or lose faster than a loss now.
         alpha = alpha.max(-(MATE - ply as i32));

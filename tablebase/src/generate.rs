@@ -355,11 +355,12 @@ impl Generator<'_> {
                 let w = slot.load(Relaxed);
                 let v = value_of(w);
                 if v == TENTATIVE | level {
-                    // Only propagation replaces a tentative win, never at the level of
-                    // the win itself, and no counter of a tentative win is read, so
-                    // nothing else writes this slot now.
-                    let _ =
-                        slot.compare_exchange(w, with_value(w, FINAL | level), Relaxed, Relaxed);
+                    // Counters of tentative wins still receive decrements (only their
+                    // value is ignored), so confirm the win in a loop that keeps
+                    // whatever counter the slot holds.
+                    let _ = slot.fetch_update(Relaxed, Relaxed, |w| {
+                        (value_of(w) == TENTATIVE | level).then(|| with_value(w, FINAL | level))
+                    });
                 } else if v != FINAL | level {
                     continue;
                 }
