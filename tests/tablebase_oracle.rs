@@ -864,6 +864,26 @@ fn oracle_reproduces_the_published_standard_3_3_counts() {
 /// and its confirmations of wins hit the same array) many times, and everything up to
 /// 4-3 once, on far more threads than cores, and compare every run with the oracle.
 #[test]
+fn generation_is_exact_under_thread_contention() {
+    let contended = pool(16);
+    let sector = Sector::new(3, 3).expect("a sector");
+    for variant in Variant::ALL {
+        let mut oracle = Oracle::new(variant);
+        oracle.solve(3, 4);
+        for _ in 0..8 {
+            let solved = contended
+                .install(|| morris_tablebase::solve_pair(variant, sector, &|_| None, &Quiet))
+                .expect("3-3 solves");
+            compare_values(&oracle, sector, &solved[0].1, None);
+        }
+        let (_dir, tb) = crate_tablebase(variant, Sector::new(3, 4).expect("a sector"), 16);
+        for (a, b) in [(3, 3), (3, 4), (4, 3)] {
+            compare(&oracle, &tb, a, b);
+        }
+    }
+}
+
+#[test]
 fn tablebase_matches_oracle_standard_up_to_4_3() {
     check_against_tablebase(Variant::Standard, (3, 4), &[(3, 3), (3, 4), (4, 3)]);
 }
