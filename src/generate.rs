@@ -46,11 +46,22 @@ pub struct Progress {
     pair: std::sync::Mutex<String>,
     phase_start: std::sync::Mutex<Instant>,
     visible: bool,
+    to_stderr: bool,
 }
 
 impl Progress {
-    /// Bars for a run of `total` positions.
+    /// Bars for a run of `total` positions, log lines on standard output.
     pub fn new(total: u64) -> Progress {
+        Progress::with_log(total, false)
+    }
+
+    /// Bars for a run of `total` positions, log lines on standard error (for a
+    /// command whose standard output is its answer).
+    pub fn on_stderr(total: u64) -> Progress {
+        Progress::with_log(total, true)
+    }
+
+    fn with_log(total: u64, to_stderr: bool) -> Progress {
         let multi = MultiProgress::new();
         let visible = !multi.is_hidden();
         if !visible {
@@ -76,6 +87,7 @@ impl Progress {
             pair: std::sync::Mutex::new(String::new()),
             phase_start: std::sync::Mutex::new(Instant::now()),
             visible,
+            to_stderr,
         }
     }
 }
@@ -99,12 +111,10 @@ impl Observer for Progress {
             *t = Instant::now();
             took
         });
-        if !self.visible {
-            let took = took.map_or(String::new(), |d| {
-                format!(" (previous phase {:.1} s)", d.as_secs_f64())
-            });
-            outln!("  {pair}: {name}{took}");
-        }
+        let took = took.map_or(String::new(), |d| {
+            format!(" (previous phase {:.1} s)", d.as_secs_f64())
+        });
+        self.log(&format!("  {pair}: {name}{took}"));
     }
 
     fn advance(&self, done: u64) {
@@ -116,6 +126,8 @@ impl Reporter for Progress {
     fn log(&self, line: &str) {
         if self.visible {
             let _ = self.multi.println(line);
+        } else if self.to_stderr {
+            eprintln!("{line}");
         } else {
             outln!("{line}");
         }

@@ -67,7 +67,7 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
             .iter()
             .map(|s| morris_tablebase::index::orbit_count(s.us as usize, s.them as usize))
             .sum();
-        let progress = Progress::new(total);
+        let progress = Progress::on_stderr(total);
         driver::generate(dir, variant, &[sector], &progress)?;
         progress.finish();
     }

@@ -260,7 +260,16 @@ pub fn write_sector(
         stats: SectorStats::of(values),
     };
     let write = || -> io::Result<()> {
-        let mut f = File::create(&tmp)?;
+        // A stale temporary file (or a link planted under its name) is removed, not
+        // written through.
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(&header.encode())?;
         f.write_all(payload)?;
         f.sync_all()?;
