@@ -223,6 +223,25 @@ impl SectorIndex {
         )
     }
 
+    /// The block of `(us, them)`, the opponent's set moved along with `us` onto the
+    /// block's canonical set, and the index.
+    #[inline]
+    fn locate(&self, us: Bitboard, them: Bitboard) -> (usize, u32, u64) {
+        debug_assert_eq!(us.count() as usize, self.us);
+        debug_assert_eq!(them.count() as usize, self.them);
+        debug_assert!((us & them).is_empty());
+        let entry = self.sets.canon_of_rank[rank(us.bits()) as usize];
+        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
+        let them = sym.apply(them).bits();
+        let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
+        let them_rank = rank_within(them, mask);
+        let sub = match &self.symmetric[block] {
+            None => them_rank,
+            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
+        };
+        (block, them, self.offsets[block] + sub)
+    }
+
     /// The index of the position `(us, them)` and the size of its stabiliser (the
     /// number of symmetries that fix it, 1 for most positions).
     ///
@@ -230,45 +249,26 @@ impl SectorIndex {
     /// a meaningless index (checked in debug builds).
     #[inline]
     pub fn index_with_stabiliser(&self, us: Bitboard, them: Bitboard) -> (u64, u32) {
-        debug_assert_eq!(us.count() as usize, self.us);
-        debug_assert_eq!(them.count() as usize, self.them);
-        debug_assert!((us & them).is_empty());
-        let r = rank(us.bits()) as usize;
-        let entry = self.sets.canon_of_rank[r];
-        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
-        let them = sym.apply(them).bits();
-        let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
-        let them_rank = rank_within(them, mask);
-        match &self.symmetric[block] {
-            None => (self.offsets[block] + them_rank, 1),
-            Some(sym_tables) => {
-                let stab = self.sets.stabiliser[block];
-                let fixing = Symmetry::ALL
-                    .iter()
-                    .filter(|s| {
-                        stab & (1 << s.index()) != 0
-                            && s.apply(Bitboard::from_bits_truncate(them)).bits() == them
-                    })
-                    .count() as u32;
-                let sub = sym_tables.sub_of_rank[them_rank as usize];
-                (self.offsets[block] + u64::from(sub), fixing)
-            }
+        let (block, them, index) = self.locate(us, them);
+        if self.symmetric[block].is_none() {
+            return (index, 1);
         }
+        // The canonical set's stabiliser fixes `us`; count those that fix `them` too.
+        let stab = self.sets.stabiliser[block];
+        let fixing = Symmetry::ALL
+            .iter()
+            .filter(|s| {
+                stab & (1 << s.index()) != 0
+                    && s.apply(Bitboard::from_bits_truncate(them)).bits() == them
+            })
+            .count() as u32;
+        (index, fixing)
     }
 
-    /// The index of the position `(us, them)`.
+    /// The index of the position `(us, them)` (see [`SectorIndex::index_with_stabiliser`]).
     #[inline]
     pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
-        let r = rank(us.bits()) as usize;
-        let entry = self.sets.canon_of_rank[r];
-        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
-        let them = sym.apply(them).bits();
-        let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
-        let them_rank = rank_within(them, mask);
-        match &self.symmetric[block] {
-            None => self.offsets[block] + them_rank,
-            Some(t) => self.offsets[block] + u64::from(t.sub_of_rank[them_rank as usize]),
-        }
+        self.locate(us, them).2
     }
 
     /// The representative position `(us, them)` of an index.
