@@ -664,8 +664,8 @@ fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&T
         let (eu, et) = (g.engine(u), g.engine(t));
         let theirs = stored[index.index(eu, et) as usize];
         let n = checked.fetch_add(1, Relaxed);
-        let probed = tb.filter(|_| n % 61 == 0).map(|tb| {
-            let side = if n % 2 == 0 {
+        let probed = tb.filter(|_| n.is_multiple_of(61)).map(|tb| {
+            let side = if n.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black

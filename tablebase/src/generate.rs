@@ -389,7 +389,7 @@ impl Generator<'_> {
         // captured and came from another sector.
         let movable = them & !in_mills(them);
         let flies = self.flies(them);
-        let lost = level % 2 == 0;
+        let lost = level.is_multiple_of(2);
         let weight = if lost {
             0
         } else {

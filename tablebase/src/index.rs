@@ -170,8 +170,9 @@ impl SectorIndex {
 
     /// The shared index of sector `(us, them)`, built on first use.
     pub fn get(us: usize, them: usize) -> Arc<SectorIndex> {
-        static CACHE: Mutex<Vec<((usize, usize), Arc<SectorIndex>)>> = Mutex::new(Vec::new());
-        let lookup = |cache: &Vec<((usize, usize), Arc<SectorIndex>)>| {
+        type Cache = Vec<((usize, usize), Arc<SectorIndex>)>;
+        static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
+        let lookup = |cache: &Cache| {
             cache
                 .iter()
                 .find(|(k, _)| *k == (us, them))
