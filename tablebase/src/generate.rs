@@ -366,7 +366,8 @@ impl Generator<'_> {
                 }
                 found.fetch_add(1, Relaxed);
                 let (us, them) = side.index.block_position(b, i);
-                self.retract(k, us, them, level)?;
+                let symmetric = side.index.is_symmetric_block(b);
+                self.retract(k, us, them, level, symmetric)?;
             }
             Ok(())
         })?;
@@ -374,13 +375,15 @@ impl Generator<'_> {
     }
 
     /// Take back the moves that led to position `(us, them)` of side `k`, decided
-    /// with DTM `level`.
+    /// with DTM `level`; `symmetric` says whether its block can have a non-trivial
+    /// stabiliser.
     fn retract(
         &self,
         k: usize,
         us: Bitboard,
         them: Bitboard,
         level: u16,
+        symmetric: bool,
     ) -> Result<(), GenerateError> {
         let pk = self.other(k);
         let prev = &self.sides[pk];
@@ -392,8 +395,10 @@ impl Generator<'_> {
         let lost = level.is_multiple_of(2);
         let weight = if lost {
             0
-        } else {
+        } else if symmetric {
             (SYMMETRY_COUNT as u32 / self.sides[k].index.index_with_stabiliser(us, them).1) as u16
+        } else {
+            SYMMETRY_COUNT as u16
         };
         let next = u32::from(level) + 1;
         let mut preds = [0usize; MAX_PREDECESSORS];
