@@ -99,6 +99,92 @@ struct Symmetric {
     rank_of_sub: Vec<u32>,
 }
 
+/// A canonical set with a non-trivial stabiliser: its orbit tables, built on first
+/// use (most searches touch few blocks; generation builds them in parallel).
+#[derive(Debug)]
+struct SymmetricBlock {
+    set: u32,
+    stabiliser: u16,
+    tables: OnceLock<Symmetric>,
+}
+
+impl SymmetricBlock {
+    fn tables(&self, free: usize, them: usize) -> &Symmetric {
+        self.tables
+            .get_or_init(|| Symmetric::build(self.set, self.stabiliser, free, them))
+    }
+}
+
+impl Symmetric {
+    /// Number the orbits of `them`-sets in the points outside `set` under the
+    /// symmetries of `stabiliser` (a 16-bit mask).
+    fn build(set: u32, stabiliser: u16, free: usize, them: usize) -> Symmetric {
+        let mask = !set & Bitboard::FULL.bits();
+        let syms: Vec<Symmetry> = Symmetry::ALL
+            .into_iter()
+            .filter(|s| stabiliser & (1 << s.index()) != 0)
+            .collect();
+        let plain = binom(free, them);
+        let mut sub_of_rank = vec![0u32; plain as usize];
+        let mut rank_of_sub = Vec::new();
+        // Walk the them-sets in colex order: the next combination of the compressed
+        // bits (Gosper's rule), spread onto the free points.
+        let mut compressed = if them == 0 { 0 } else { unrank(0, free, them) };
+        for r in 0..plain {
+            let bits = expand(compressed, mask);
+            compressed = next_combination(compressed);
+            let least = syms
+                .iter()
+                .map(|s| s.apply(Bitboard::from_bits_truncate(bits)).bits())
+                .min()
+                .unwrap_or(bits);
+            sub_of_rank[r as usize] = if least == bits {
+                rank_of_sub.push(r as u32);
+                (rank_of_sub.len() - 1) as u32
+            } else {
+                sub_of_rank[rank_within(least, mask) as usize]
+            };
+        }
+        Symmetric {
+            sub_of_rank,
+            rank_of_sub,
+        }
+    }
+}
+
+/// Number of orbits of `k`-subsets of the points outside `set` under the symmetries of
+/// `stabiliser`, by Burnside's lemma (see [`orbit_count`]), without listing them.
+fn block_orbits(set: u32, stabiliser: u16, k: usize) -> u64 {
+    let syms: Vec<Symmetry> = Symmetry::ALL
+        .into_iter()
+        .filter(|s| stabiliser & (1 << s.index()) != 0)
+        .collect();
+    let mut total = 0u64;
+    for s in &syms {
+        let mut seen = set;
+        // ways[j]: unions of whole cycles so far with j points.
+        let mut ways = vec![0u64; k + 1];
+        ways[0] = 1;
+        for p in morris_engine::Point::ALL {
+            if seen & (1 << p.index()) != 0 {
+                continue;
+            }
+            let mut len = 0;
+            let mut q = p;
+            while seen & (1 << q.index()) == 0 {
+                seen |= 1 << q.index();
+                q = s.apply_point(q);
+                len += 1;
+            }
+            for j in (len..=k).rev() {
+                ways[j] += ways[j - len];
+            }
+        }
+        total += ways[k];
+    }
+    total / syms.len() as u64
+}
+
 /// The index of one sector.
 #[derive(Debug)]
 pub struct SectorIndex {
@@ -107,8 +193,8 @@ pub struct SectorIndex {
     sets: &'static SetTable,
     /// `offsets[i]` is the first index of canonical set `i`; one extra final entry.
     offsets: Vec<u64>,
-    /// For every canonical set, its extra tables if it is symmetric.
-    symmetric: Vec<Option<Box<Symmetric>>>,
+    /// For every canonical set, its orbit tables if it is symmetric.
+    symmetric: Vec<Option<SymmetricBlock>>,
 }
 
 impl SectorIndex {
@@ -125,38 +211,14 @@ impl SectorIndex {
             if stab == 1 {
                 symmetric.push(None);
                 total += plain;
-                continue;
+            } else {
+                total += block_orbits(set, stab, them);
+                symmetric.push(Some(SymmetricBlock {
+                    set,
+                    stabiliser: stab,
+                    tables: OnceLock::new(),
+                }));
             }
-            let mask = !set & Bitboard::FULL.bits();
-            let syms: Vec<Symmetry> = Symmetry::ALL
-                .into_iter()
-                .filter(|s| stab & (1 << s.index()) != 0)
-                .collect();
-            let mut sub_of_rank = vec![0u32; plain as usize];
-            let mut rank_of_sub = Vec::new();
-            // Walk the them-sets in colex order: the next combination of the compressed
-            // bits (Gosper's rule), spread onto the free points.
-            let mut compressed = if them == 0 { 0 } else { unrank(0, free, them) };
-            for r in 0..plain {
-                let bits = expand(compressed, mask);
-                compressed = next_combination(compressed);
-                let least = syms
-                    .iter()
-                    .map(|s| s.apply(Bitboard::from_bits_truncate(bits)).bits())
-                    .min()
-                    .unwrap_or(bits);
-                sub_of_rank[r as usize] = if least == bits {
-                    rank_of_sub.push(r as u32);
-                    (rank_of_sub.len() - 1) as u32
-                } else {
-                    sub_of_rank[rank_within(least, mask) as usize]
-                };
-            }
-            total += rank_of_sub.len() as u64;
-            symmetric.push(Some(Box::new(Symmetric {
-                sub_of_rank,
-                rank_of_sub,
-            })));
         }
         offsets.push(total);
         SectorIndex {
@@ -166,6 +228,14 @@ impl SectorIndex {
             offsets,
             symmetric,
         }
+    }
+
+    /// The orbit tables of block `i`, if it is symmetric.
+    #[inline]
+    fn tables(&self, i: usize) -> Option<&Symmetric> {
+        self.symmetric[i]
+            .as_ref()
+            .map(|b| b.tables(POINT_COUNT - self.us, self.them))
     }
 
     /// The shared index of sector `(us, them)`, built on first use.
@@ -236,7 +306,7 @@ impl SectorIndex {
         let them = sym.apply(them).bits();
         let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
         let them_rank = rank_within(them, mask);
-        let sub = match &self.symmetric[block] {
+        let sub = match self.tables(block) {
             None => them_rank,
             Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
         };
@@ -287,7 +357,7 @@ impl SectorIndex {
     pub fn block_position(&self, block: usize, index: u64) -> (Bitboard, Bitboard) {
         debug_assert!((self.offsets[block]..self.offsets[block + 1]).contains(&index));
         let sub = index - self.offsets[block];
-        let them_rank = match &self.symmetric[block] {
+        let them_rank = match self.tables(block) {
             None => sub,
             Some(t) => u64::from(t.rank_of_sub[sub as usize]),
         };
@@ -310,7 +380,7 @@ impl SectorIndex {
         let free = POINT_COUNT - self.us;
         let start = self.offsets[i];
         let count = self.offsets[i + 1] - start;
-        let sym = self.symmetric[i].as_deref();
+        let sym = self.tables(i);
         (0..count).map(move |sub| {
             let r = sym.map_or(sub, |t| u64::from(t.rank_of_sub[sub as usize]));
             let them = expand(unrank(r, free, self.them), mask);
