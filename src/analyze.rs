@@ -3,7 +3,7 @@
 use crate::args::{PositionArgs, SearchArgs};
 use crate::solve::describe_value;
 use crate::tb::TbDir;
-use morris_engine::Position;
+use morris_engine::{EndReason, Position};
 use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher, Verdict};
 use morris_tablebase::{Tablebase, Wdl};
 
@@ -80,12 +80,19 @@ fn to_json(
 /// A bad position, bad limits, or a bad tablebase file.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = args.search.limits()?;
-    let pos = args.position.position()?;
+    let game = args.position.game()?;
+    let pos = *game.position();
+    if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
+        outln!("position: {pos} ({})", pos.variant());
+        outln!("game over: {end}");
+        return Ok(());
+    }
     let tb = Tablebase::open(&args.tb.path())?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
-    let history = args.position.history();
+    let history = crate::args::history(&game);
     let moves = analyze(&mut searcher, &pos, limits, &history);
     let root = searcher.search(&pos, limits, &history);
+    tb.damage()?;
     if args.json {
         outln!(
             "{}",

@@ -1,7 +1,7 @@
 //! Arguments shared by the subcommands: the variant and the position.
 
 use clap::{Args, ValueEnum};
-use morris_engine::{notation, Position, Variant};
+use morris_engine::{notation, Game, Position, Variant};
 
 /// Bad input from the user: reported on one line with exit status 2.
 #[derive(Debug, thiserror::Error)]
@@ -50,47 +50,40 @@ impl PositionArgs {
         self.fen.is_none() && self.moves.is_none()
     }
 
-    /// The full-state hashes of the positions before the current one, when it was
-    /// given as moves (for repetitions).
-    pub fn history(&self) -> Vec<u64> {
-        let Ok(start) = (match &self.fen {
-            Some(fen) => notation::parse_position(fen, Variant::from(self.variant)),
-            None => Ok(Position::start(Variant::from(self.variant))),
-        }) else {
-            return Vec::new();
-        };
-        let mut out = vec![start.hash()];
-        if let Some(Ok(line)) = self
-            .moves
-            .as_ref()
-            .map(|m| notation::parse_moves(&start, m))
-        {
-            out.extend(line.iter().map(|(_, p)| p.hash()));
-        }
-        out.pop();
-        out
-    }
-
-    /// The position these arguments name.
+    /// The game these arguments name: the start (or `--fen`) and the `--moves` played
+    /// from it, with the threefold rule applied.
     ///
     /// # Errors
     /// [`InputError`] naming the bad token.
-    pub fn position(&self) -> Result<Position, InputError> {
+    pub fn game(&self) -> Result<Game, InputError> {
         let variant = Variant::from(self.variant);
-        let mut pos = match &self.fen {
+        let start = match &self.fen {
             Some(fen) => {
                 notation::parse_position(fen, variant).map_err(|e| InputError(e.to_string()))?
             }
             None => Position::start(variant),
         };
-        if let Some(moves) = &self.moves {
-            let line = notation::parse_moves(&pos, moves).map_err(|e| InputError(e.to_string()))?;
-            if let Some(&(_, last)) = line.last() {
-                pos = last;
-            }
-        }
-        Ok(pos)
+        notation::parse_game(&start, self.moves.as_deref().unwrap_or(""))
+            .map_err(|e| InputError(e.to_string()))
     }
+
+    /// The position these arguments name (the last of [`PositionArgs::game`]).
+    ///
+    /// # Errors
+    /// [`InputError`] naming the bad token.
+    pub fn position(&self) -> Result<Position, InputError> {
+        Ok(*self.game()?.position())
+    }
+}
+
+/// The full-state hashes of a game's positions before its current one (for the
+/// search's repetition rule).
+pub fn history(game: &Game) -> Vec<u64> {
+    let positions = game.positions();
+    positions[..positions.len() - 1]
+        .iter()
+        .map(Position::hash)
+        .collect()
 }
 
 /// Limits of a search.
@@ -100,16 +93,16 @@ pub struct SearchArgs {
     #[arg(long, value_name = "PLIES")]
     pub depth: Option<u32>,
 
-    /// Time limit in seconds [default: none].
-    #[arg(long, value_name = "SECONDS")]
+    /// Time limit in seconds [default: 60 when neither --depth nor --nodes is given].
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub time: Option<f64>,
 
     /// Node limit [default: none].
     #[arg(long, value_name = "N")]
     pub nodes: Option<u64>,
 
-    /// Transposition table size in MiB.
-    #[arg(long, value_name = "MB", default_value_t = 64)]
+    /// Transposition table size in MiB (1 to 8192).
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = hash_mb)]
     pub hash: usize,
 }
 
@@ -120,6 +113,9 @@ impl SearchArgs {
     /// [`InputError`] for a negative or non-finite time, or a zero depth.
     pub fn limits(&self) -> Result<morris_solver::Limits, InputError> {
         let time = match self.time {
+            None if self.depth.is_none() && self.nodes.is_none() => {
+                Some(std::time::Duration::from_secs(60))
+            }
             None => None,
             Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
             Some(t) => {
@@ -136,5 +132,14 @@ impl SearchArgs {
             time,
             nodes: self.nodes,
         })
+    }
+}
+
+/// Parse a transposition-table size in MiB: 1 to 8192 (8 GiB, a third of this
+/// machine's memory).
+pub fn hash_mb(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=8192).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a size from 1 to 8192 MiB")),
     }
 }

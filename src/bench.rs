@@ -29,7 +29,7 @@ pub struct Args {
     depth: u32,
 
     /// Transposition table size in MiB (part of the signature).
-    #[arg(long, value_name = "MB", default_value_t = 16)]
+    #[arg(long, value_name = "MB", default_value_t = 16, value_parser = crate::args::hash_mb)]
     hash: usize,
 }
 

@@ -27,7 +27,7 @@ pub struct Args {
     max_pieces: u8,
 
     /// Only these sectors (and what they need), e.g. --sector 3-3 --sector 8-9.
-    #[arg(long, value_name = "US-THEM")]
+    #[arg(long, value_name = "US-THEM", conflicts_with = "max_pieces")]
     sector: Vec<Sector>,
 
     #[command(flatten)]

@@ -65,11 +65,12 @@ enum Command {
     Play(play::Args),
 }
 
-/// Standard output failed: a reader that went away is a normal end, anything else an
-/// error.
+/// Standard output failed: a reader that went away ends the program quietly (with the
+/// status of a SIGPIPE death, as other tools), anything else is an error.
 fn output_failed(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
+        // As a program killed by SIGPIPE would: 128 + 13.
+        std::process::exit(141);
     }
     eprintln!("error: cannot write to standard output: {e}");
     std::process::exit(1);

@@ -17,12 +17,18 @@ pub struct Args {
 /// # Errors
 /// An input error for a bad position.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let pos = args.position.position()?;
-    let mut moves: Vec<String> = pos.legal_moves().iter().map(ToString::to_string).collect();
-    moves.sort();
-    if let Some(end) = pos.end() {
+    let game = args.position.game()?;
+    if let Some(end) = game.end() {
         eprintln!("game over: {end}");
+        return Ok(());
     }
+    let mut moves: Vec<String> = game
+        .position()
+        .legal_moves()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    moves.sort();
     for m in moves {
         outln!("{m}");
     }

@@ -3,7 +3,7 @@
 use crate::args::{PositionArgs, VariantArg};
 use crate::tb::TbDir;
 use clap::ValueEnum;
-use morris_engine::{notation, Color, Game, Position};
+use morris_engine::{notation, Color, Position};
 use morris_solver::{Limits, Searcher};
 use morris_tablebase::Tablebase;
 use std::io::{BufRead, Write};
@@ -31,11 +31,16 @@ pub struct Args {
     color: ColorArg,
 
     /// Engine thinking time per move, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 2.0,
+        allow_hyphen_values = true
+    )]
     time: f64,
 
     /// Transposition table size in MiB.
-    #[arg(long, value_name = "MB", default_value_t = 64)]
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = crate::args::hash_mb)]
     hash: usize,
 
     #[command(flatten)]
@@ -72,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ColorArg::White => Color::White,
         ColorArg::Black => Color::Black,
     };
-    let mut game = Game::new(args.position.position()?);
+    let mut game = args.position.game()?;
     let tb = Tablebase::open(&args.tb.path())?;
     let mut searcher = Searcher::new(Some(&tb), args.hash);
     let limits = Limits {
@@ -102,6 +107,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .map(Position::hash)
                 .collect();
             let r = searcher.search(&pos, limits, &history);
+            tb.damage()?;
             let Some(m) = r.best else {
                 anyhow::bail!("the engine found no move");
             };

@@ -43,6 +43,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let dir = args.tb.path();
     let tb = Tablebase::open(&dir)?;
+    if let Some(file) = tb.file(pos.variant(), sector) {
+        file.check_payload()?;
+    }
     match tb.probe(&pos) {
         Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
         None => outln!(

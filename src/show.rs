@@ -1,7 +1,7 @@
 //! `morris show`: draw the board and describe the position.
 
 use crate::args::PositionArgs;
-use morris_engine::{notation, Color, Position};
+use morris_engine::{notation, Color, GameEnd, Position};
 
 /// Draw the board of a position, with both position strings and the state of play.
 #[derive(clap::Args)]
@@ -18,12 +18,12 @@ pub struct Args {
 /// # Errors
 /// An input error for a bad position.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let pos = args.position.position()?;
-    out!("{}", describe(&pos));
+    let game = args.position.game()?;
+    out!("{}", describe(game.position(), game.end()));
     Ok(())
 }
 
-fn describe(pos: &Position) -> String {
+fn describe(pos: &Position, end: Option<GameEnd>) -> String {
     let setup = pos.to_setup();
     let mut out = notation::diagram(&setup);
     out.push('\n');
@@ -48,7 +48,7 @@ fn describe(pos: &Position) -> String {
             pos.hand(c)
         ));
     }
-    match pos.end() {
+    match end {
         Some(end) => out.push_str(&format!("game over: {end}\n")),
         None => out.push_str(&format!(
             "to move:  {} ({} legal moves)\n",

@@ -3,7 +3,7 @@
 use crate::args::{PositionArgs, SearchArgs};
 use crate::generate::Progress;
 use crate::tb::TbDir;
-use morris_engine::{notation, Color, Position, Variant};
+use morris_engine::{notation, Color, EndReason, Game, Position, Variant};
 use morris_solver::{Provenance, SearchResult, Searcher, Verdict};
 use morris_tablebase::{driver, Sector, Tablebase, Wdl};
 use std::path::Path;
@@ -56,6 +56,7 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
             variant,
             s,
         )
+        .and_then(|f| f.check_payload())
         .is_err()
     });
     if missing {
@@ -83,6 +84,10 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
                 outln!("value:     game over: {end}");
             }
         }
+        (Provenance::ProvenBound, Some(v)) => outln!(
+            "value:     {}, proven; the distance is an upper bound",
+            describe_value(v, pos.side_to_move())
+        ),
         (_, Some(v)) => outln!("value:     {}", describe_value(v, pos.side_to_move())),
         (_, None) => outln!(
             "value:     estimate {:+} for {} (the side to move), not exact",
@@ -108,7 +113,8 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
         "obtained:  {}{}",
         r.provenance.name(),
         match r.provenance {
-            Provenance::Proof | Provenance::Estimate => format!(" at depth {}", r.depth),
+            Provenance::Proof | Provenance::ProvenBound | Provenance::Estimate =>
+                format!(" at depth {}", r.depth),
             _ => String::new(),
         }
     );
@@ -134,18 +140,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = args.search.limits()?;
     let dir = args.tb.path();
     let variant = Variant::from(args.position.variant);
-    let pos = if args.position.is_default() {
+    let game = if args.position.is_default() {
         let pos = notation::parse_position(DEFAULT_POSITION, variant)?;
         if let Some(sector) = Tablebase::sector_of(&pos) {
             ensure_sectors(&dir, variant, sector)?;
         }
-        pos
+        Game::new(pos)
     } else {
-        args.position.position()?
+        args.position.game()?
     };
+    let pos = *game.position();
+    if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
+        outln!("position:  {pos} ({})", pos.variant());
+        outln!("value:     game over: {end}");
+        return Ok(());
+    }
     let tb = Tablebase::open(&dir)?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
-    let result = searcher.search(&pos, limits, &args.position.history());
-    report(&pos, &result, &searcher.tablebase_best_moves(&pos));
+    let result = searcher.search(&pos, limits, &crate::args::history(&game));
+    let best_moves = searcher.tablebase_best_moves(&pos);
+    tb.damage()?;
+    report(&pos, &result, &best_moves);
     Ok(())
 }

@@ -723,3 +723,37 @@ fn no_subcommand_is_an_error_and_help_is_not() {
     }
     assert!(ok(&["--version"]).starts_with("morris "));
 }
+
+/// A move list is a game record: the threefold rule applies to it literally.
+#[test]
+fn move_lists_apply_the_threefold_rule() {
+    let fen = "WB./W../.../.....W/.../.../BB. w 0 0";
+    let shuttle = "g4-f4 d7-d6 f4-g4 d6-d7 g4-f4 d7-d6 f4-g4 d6-d7";
+    let out = morris(&["show", "--fen", fen, "--moves", shuttle]);
+    assert!(out.status.success());
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("game over: draw by threefold repetition"),
+        "{shown}"
+    );
+    // Two repetitions are not yet a draw.
+    let twice = shuttle.rsplitn(5, ' ').last().unwrap();
+    let out = morris(&["show", "--fen", fen, "--moves", twice]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("game over"));
+    let out = morris(&["moves", "--fen", fen, "--moves", shuttle]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    let out = morris(&[
+        "moves",
+        "--fen",
+        fen,
+        "--moves",
+        &format!("{shuttle} g4-f4"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("move 9 'g4-f4' is illegal: the game is over"),
+        "{err}"
+    );
+}

@@ -70,16 +70,18 @@ fn any_move() -> impl Strategy<Value = Move> {
 
 /// A random game: each seed picks one legal move until the game ends.
 fn play(start: Position, seeds: &[u16]) -> Vec<(Move, Position)> {
-    let mut pos = start;
+    // Played as a game, so a line stops where a game record stops: at the end of the
+    // game, threefold repetition included.
+    let mut game = morris_engine::Game::new(start);
     let mut line = Vec::new();
     for &seed in seeds {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        let moves = game.position().legal_moves();
+        if moves.is_empty() || game.end().is_some() {
             break;
         }
         let m = moves[usize::from(seed) % moves.len()];
-        pos = pos.play_unchecked(m);
-        line.push((m, pos));
+        game.play(m).expect("a legal move of a game in progress");
+        line.push((m, *game.position()));
     }
     line
 }
@@ -231,7 +233,7 @@ proptest! {
         }
         // A move after the end of the game is refused, naming it.
         if let Some((_, last)) = line.last() {
-            if last.end().is_some() {
+            if last.end().is_some() || line.len() < seeds.len() {
                 let err = parse_moves(&start, &format!("{text} a1-a4")).unwrap_err();
                 prop_assert!(err.to_string().contains("'a1-a4'"), "{}", err);
             }

@@ -235,6 +235,12 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
                          estimates {:+}",
                         r.score
                     ),
+                    Provenance::ProvenBound => {
+                        // The result is proven; the distance is only an upper bound.
+                        let v = r.value.expect("a proven result has a value");
+                        assert_eq!(v.wdl, stored.wdl(), "{variant} {pos}: {r:?} vs {stored}");
+                        assert!(v.dtm >= stored.dtm(), "{variant} {pos}: {r:?} vs {stored}");
+                    }
                     Provenance::Tablebase => panic!("{pos}: tablebase answer without tablebases"),
                 }
             }

@@ -145,7 +145,9 @@ fn killed_generation_resumes_to_identical_files() {
     // Kill it once it works on the 4-5 pair, after six sectors are written.
     let stdout = child.stdout.take().expect("a piped stdout");
     let mut seen = Vec::new();
-    for line in BufReader::new(stdout).lines() {
+    // The reader stays open until the kill: a closed pipe would end the run by itself.
+    let mut lines = BufReader::new(stdout).lines();
+    for line in lines.by_ref() {
         let line = line.expect("a line of output");
         let started = line.contains("4-5 and 5-4: solving");
         seen.push(line);
@@ -164,6 +166,7 @@ fn killed_generation_resumes_to_identical_files() {
     );
     child.kill().expect("kill the generation");
     let status = child.wait().expect("wait for the killed generation");
+    drop(lines);
     assert!(
         !status.success(),
         "the run ended before it was killed: {seen:#?}"
@@ -340,9 +343,11 @@ fn damaged_files_are_refused_by_name_and_regenerated() {
             }
         } else {
             // Opening checks names, sizes and headers, not the payload checksum (see
-            // DESIGN.md, "opened in layers"): stats and probe still answer.
+            // DESIGN.md, "opened in layers"): stats still answers from the headers,
+            // but probe checks the one file it reads and refuses it by name.
             ok(dir.path(), &["stats"]);
-            ok(dir.path(), &["probe", "--fen", FEN_3_4]);
+            let (_, error) = fails(dir.path(), &["probe", "--fen", FEN_3_4]);
+            assert_eq!(error, format!("error: {expected}"), "probe, {context}");
         }
 
         let log = generate(dir.path(), &["--sector", "3-4"]);

@@ -15,6 +15,7 @@
 //!   such a position is given as the one before the mill-closing move.
 
 use crate::board::{Bitboard, Point};
+use crate::game::Game;
 use crate::moves::Move;
 use crate::position::{Color, IllegalMove, Position, Setup, SetupError, Variant};
 use std::fmt;
@@ -80,11 +81,12 @@ pub fn parse_move(s: &str) -> Result<Move, ParseError> {
     let point = |t: &str| parse_point(t).map_err(|_| bad(&format!("'{t}' is not a point")));
     let lower = s.to_ascii_lowercase();
     let (body, capture) = match lower.split_once('x') {
+        Some(("", _)) => return Err(bad("no destination before the capture")),
         Some((body, c)) => (body, Some(point(c)?)),
         None => (lower.as_str(), None),
     };
     if body.is_empty() {
-        return Err(bad("no destination before the capture"));
+        return Err(bad("empty move"));
     }
     let m = match body.split_once('-') {
         Some((from, to)) => {
@@ -103,13 +105,45 @@ pub fn parse_move(s: &str) -> Result<Move, ParseError> {
     })
 }
 
-/// Parse a list of moves played from `start`, separated by white space or commas. A
-/// capture may stand as its own `xg7` token after its move.
+/// Parse a list of moves played from `start`, separated by white space or commas, with
+/// the position after each. A capture may stand as its own `xg7` token after its move.
+/// The threefold rule applies (see [`parse_game`]).
 ///
 /// # Errors
 /// [`ParseError::Move`] for a malformed token, [`ParseError::Illegal`] for a move the
 /// rules refuse (game over included), each naming the token.
 pub fn parse_moves(start: &Position, text: &str) -> Result<Vec<(Move, Position)>, ParseError> {
+    let game = parse_game(start, text)?;
+    Ok(game
+        .moves()
+        .iter()
+        .copied()
+        .zip(game.positions()[1..].iter().copied())
+        .collect())
+}
+
+/// Play a list of moves (as [`parse_moves`] reads them) from `start` as a [`Game`], so
+/// the threefold rule applies as in a game record: a move after the game ended by
+/// repetition is refused.
+///
+/// # Errors
+/// As [`parse_moves`], with [`IllegalMove::GameOver`] for a move after a threefold
+/// repetition.
+pub fn parse_game(start: &Position, text: &str) -> Result<Game, ParseError> {
+    let mut game = Game::new(*start);
+    for (number, token) in move_tokens(text).iter().enumerate() {
+        let m = parse_move(token)?;
+        game.play(m).map_err(|reason| ParseError::Illegal {
+            token: token.clone(),
+            number: number + 1,
+            reason,
+        })?;
+    }
+    Ok(game)
+}
+
+/// The move tokens of a list, a separate capture token joined to its move.
+fn move_tokens(text: &str) -> Vec<String> {
     let mut tokens: Vec<String> = Vec::new();
     for t in text
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -126,22 +160,7 @@ pub fn parse_moves(start: &Position, text: &str) -> Result<Vec<(Move, Position)>
             _ => tokens.push(t.to_string()),
         }
     }
-    let mut pos = *start;
-    let mut out = Vec::with_capacity(tokens.len());
-    for (i, token) in tokens.iter().enumerate() {
-        let m = parse_move(token)?;
-        let illegal = |reason| ParseError::Illegal {
-            token: token.clone(),
-            number: i + 1,
-            reason,
-        };
-        if pos.end().is_some() {
-            return Err(illegal(IllegalMove::GameOver));
-        }
-        pos = pos.play(m).map_err(illegal)?;
-        out.push((m, pos));
-    }
-    Ok(out)
+    tokens
 }
 
 /// The points in reading order: rank 7 to rank 1, each left to right.

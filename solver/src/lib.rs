@@ -24,8 +24,8 @@ pub mod search;
 pub mod tt;
 
 pub use search::{
-    evaluate, plies_to_movement, score_verdict, value_score, Limits, Provenance, SearchResult,
-    Searcher, Stats, Verdict, MATE, MATE_BOUND,
+    evaluate, score_verdict, value_score, Limits, Provenance, SearchResult, Searcher, Stats,
+    Verdict, MATE, MATE_BOUND,
 };
 pub use tt::TranspositionTable;
 

@@ -46,6 +46,9 @@ pub enum Provenance {
     Tablebase,
     /// A search that reached the end of every line (tablebases or finished games).
     Proof,
+    /// A search that proved the win or loss, but with lines cut at its horizon: the
+    /// distance given is an upper bound.
+    ProvenBound,
     /// A depth-limited search: a heuristic estimate.
     Estimate,
 }
@@ -57,13 +60,14 @@ impl Provenance {
             Provenance::Terminal => "terminal",
             Provenance::Tablebase => "tablebase",
             Provenance::Proof => "proof search",
+            Provenance::ProvenBound => "proof search (result proven, distance an upper bound)",
             Provenance::Estimate => "depth-limited estimate",
         }
     }
 
-    /// Whether the value is exact.
+    /// Whether the value and distance are exact.
     pub fn is_exact(self) -> bool {
-        self != Provenance::Estimate
+        !matches!(self, Provenance::Estimate | Provenance::ProvenBound)
     }
 }
 
@@ -193,13 +197,6 @@ pub fn evaluate(pos: &Position) -> i32 {
     score.clamp(-EVAL_MAX, EVAL_MAX)
 }
 
-/// Plies until both hands are empty (the first position a tablebase can cover).
-pub fn plies_to_movement(pos: &Position) -> u32 {
-    let us = u32::from(pos.hand(pos.side_to_move()));
-    let them = u32::from(pos.hand(pos.side_to_move().opponent()));
-    (2 * us).saturating_sub(1).max(2 * them)
-}
-
 impl<'a> Searcher<'a> {
     /// A searcher with a table of `hash_mb` megabytes.
     pub fn new(tb: Option<&'a Tablebase>, hash_mb: usize) -> Searcher<'a> {
@@ -275,24 +272,32 @@ impl<'a> Searcher<'a> {
             if self.stopped && depth > 1 {
                 break;
             }
-            let exact = !heuristic || score.abs() > MATE_BOUND;
+            // A mate score proves the result (no heuristic leaf scores in the mate
+            // band); its distance is the best possible only if no line was cut at the
+            // horizon before it.
+            let proven = score.abs() > MATE_BOUND;
+            let exact = !heuristic || (proven && MATE - score.abs() <= depth as i32);
             result.score = score;
             result.depth = depth;
-            result.provenance = if exact {
-                Provenance::Proof
-            } else {
-                Provenance::Estimate
+            result.provenance = match (exact, proven) {
+                (true, _) => Provenance::Proof,
+                (false, true) => Provenance::ProvenBound,
+                (false, false) => Provenance::Estimate,
             };
-            result.value = if exact {
-                Some(score_verdict(score).unwrap_or(Verdict::DRAW))
-            } else {
-                None
+            result.value = match (exact, proven) {
+                (true, _) => Some(score_verdict(score).unwrap_or(Verdict::DRAW)),
+                (false, true) => score_verdict(score),
+                (false, false) => None,
             };
             result.pv = self.principal_variation(pos, depth as usize + 1);
             result.best = result.pv.first().copied();
             if exact || self.stopped {
                 break;
             }
+        }
+        if result.best.is_none() {
+            // Stopped before the first iteration stored anything: any legal move.
+            result.best = pos.legal_moves().first().copied();
         }
         if result.provenance.is_exact() {
             // Extend an exact line through the tablebases to the end of the game.

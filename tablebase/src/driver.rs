@@ -28,6 +28,9 @@ pub enum DriverError {
     /// The directory could not be created.
     #[error("cannot create tablebase directory {0}: {1}")]
     Dir(String, std::io::Error),
+    /// The lock file could not be made or locked.
+    #[error("cannot lock {0}: {1}")]
+    Lock(String, std::io::Error),
     /// Another process is generating into the same directory.
     #[error(
         "another `morris generate` is writing to {0}; wait for it or use another --tb directory"
@@ -108,15 +111,16 @@ pub fn generate(
     std::fs::create_dir_all(dir).map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
     // One writer per directory: the lock is released when the process ends, however
     // it ends.
-    let lock = std::fs::File::create(dir.join(".generate.lock"))
-        .map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
+    let lock_path = dir.join(".generate.lock");
+    let lock = std::fs::File::create(&lock_path)
+        .map_err(|e| DriverError::Lock(lock_path.display().to_string(), e))?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
             return Err(DriverError::Busy(dir.display().to_string()))
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            return Err(DriverError::Dir(dir.display().to_string(), e))
+            return Err(DriverError::Lock(lock_path.display().to_string(), e))
         }
     }
     let order = plan(targets);

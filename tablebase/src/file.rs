@@ -140,7 +140,9 @@ pub fn parse_file_name(name: &str) -> Option<(Variant, Sector)> {
     let (rest, them) = stem.rsplit_once('-')?;
     let (variant, us) = rest.rsplit_once('-')?;
     let variant = Variant::ALL.into_iter().find(|v| v.name() == variant)?;
-    Sector::new(us.parse().ok()?, them.parse().ok()?).map(|s| (variant, s))
+    let sector = Sector::new(us.parse().ok()?, them.parse().ok()?)?;
+    // Only the canonical spelling: `standard-03-3.tb` is not a sector file.
+    (file_name(variant, sector) == name).then_some((variant, sector))
 }
 
 /// The decoded header of a file.
@@ -360,6 +362,18 @@ impl SectorFile {
     pub fn values(&self) -> &[u16] {
         // Alignment and even length were checked at open.
         bytemuck::try_cast_slice(&self.map.bytes()[HEADER_LEN..]).unwrap_or(&[])
+    }
+
+    /// Whether a stored value fits the header (checked by its own checksum): a win no
+    /// longer than the longest win, a loss no longer than the longest loss. A cheap
+    /// guard against a damaged payload between full checks.
+    pub fn plausible(&self, v: crate::sector::Value) -> bool {
+        let s = &self.header.stats;
+        match (v.wdl(), v.dtm()) {
+            (crate::sector::Wdl::Win, Some(d)) => d <= s.longest_win,
+            (crate::sector::Wdl::Loss, Some(d)) => d <= s.longest_loss,
+            _ => true,
+        }
     }
 
     /// Check the payload checksum.

@@ -83,11 +83,6 @@ impl Sector {
             .filter(|s| need.contains(s))
             .collect()
     }
-
-    /// The pair leader: the one of `self` and its mirror with fewer pieces to move.
-    pub fn leader(self) -> Sector {
-        self.min(self.mirror())
-    }
 }
 
 impl fmt::Display for Sector {

@@ -25,6 +25,8 @@ pub fn default_dir() -> PathBuf {
 #[derive(Debug, Default)]
 pub struct Tablebase {
     files: BTreeMap<(Variant, Sector), SectorFile>,
+    /// The first file a probe found a value in that its header rules out.
+    damaged: std::sync::Mutex<Option<PathBuf>>,
 }
 
 impl Tablebase {
@@ -74,6 +76,21 @@ impl Tablebase {
             .collect())
     }
 
+    /// A file whose payload a probe found damaged (a value outside the range its
+    /// checked header records), if any. Such values are never returned.
+    ///
+    /// # Errors
+    /// The [`FileError`] naming the damaged file.
+    pub fn damage(&self) -> Result<(), FileError> {
+        match self.damaged.lock().ok().and_then(|d| d.clone()) {
+            None => Ok(()),
+            Some(path) => Err(FileError {
+                path,
+                problem: crate::file::Problem::Checksum,
+            }),
+        }
+    }
+
     /// The sectors present, by variant.
     pub fn sectors(&self) -> impl Iterator<Item = (Variant, Sector, &SectorFile)> {
         self.files.iter().map(|(&(v, s), f)| (v, s, f))
@@ -105,6 +122,16 @@ impl Tablebase {
         let sector = Tablebase::sector_of(pos)?;
         let file = self.file(pos.variant(), sector)?;
         let i = file.index().index(pos.us(), pos.them());
-        file.values().get(i as usize).map(|&v| Value(v))
+        let v = Value(*file.values().get(i as usize)?);
+        if file.plausible(v) {
+            Some(v)
+        } else {
+            // A damaged payload: never use the value, and remember the file so the
+            // caller can report it (`Tablebase::damage`).
+            if let Ok(mut d) = self.damaged.lock() {
+                d.get_or_insert_with(|| file.path().to_path_buf());
+            }
+            None
+        }
     }
 }

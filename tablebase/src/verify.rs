@@ -40,7 +40,8 @@ pub fn value_from_successors(pos: &Position, probe: &dyn Fn(Bitboard, Bitboard) 
         // In a sector a finished game is a blocked side to move: lost now.
         return Value::decided(0);
     }
-    let (mut best_win, mut worst_loss, mut draw) = (None::<u16>, 0u16, false);
+    // Distances in u32: a corrupt neighbour's value must not overflow.
+    let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
     for &m in pos.legal_moves().iter() {
         let next = pos.play_unchecked(m);
         let v = if next.is_reduced(next.side_to_move()) {
@@ -48,16 +49,18 @@ pub fn value_from_successors(pos: &Position, probe: &dyn Fn(Bitboard, Bitboard) 
         } else {
             probe(next.us(), next.them())
         };
-        match v.dtm() {
+        match v.dtm().map(u32::from) {
             None => draw = true,
             Some(d) if d % 2 == 0 => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
             Some(d) => worst_loss = worst_loss.max(d + 1),
         }
     }
+    // A distance beyond the encoding saturates: it then differs from anything stored.
+    let decided = |d: u32| Value(u16::try_from(d + 1).unwrap_or(u16::MAX));
     match best_win {
-        Some(d) => Value::decided(d),
+        Some(d) => decided(d),
         None if draw => Value::DRAW,
-        None => Value::decided(worst_loss),
+        None => decided(worst_loss),
     }
 }
 
