@@ -41,8 +41,9 @@ fn wdl_name(v: Verdict) -> &'static str {
 
 fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> serde_json::Value {
     match value {
+        // A proven result whose distance is only an upper bound keeps `exact: false`.
         Some(v) => serde_json::json!({
-            "wdl": wdl_name(v), "dtm": v.dtm, "exact": true, "provenance": provenance.name(),
+            "wdl": wdl_name(v), "dtm": v.dtm, "exact": provenance.is_exact(), "provenance": provenance.name(),
         }),
         None => serde_json::json!({
             "wdl": null, "dtm": null, "exact": false, "provenance": provenance.name(), "score": score,
@@ -50,8 +51,10 @@ fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> ser
     }
 }
 
+/// The value of the position a move leads to, when it is proven (exact, or a proven
+/// result with an upper bound on the distance).
 fn move_value(a: &MoveAnalysis) -> Option<Verdict> {
-    a.result.value.filter(|_| a.result.provenance.is_exact())
+    a.result.value
 }
 
 /// The JSON document of an analysis.
@@ -119,9 +122,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for a in &moves {
         let verdict = match move_value(a) {
             Some(v) => {
+                let within = if a.result.provenance.is_exact() {
+                    ""
+                } else {
+                    "at most "
+                };
                 let for_mover = match (v.wdl, v.dtm) {
-                    (Wdl::Loss, Some(d)) => format!("{mover} wins in {}", d + 1),
-                    (Wdl::Win, Some(d)) => format!("{mover} loses in {}", d + 1),
+                    (Wdl::Loss, Some(d)) => format!("{mover} wins in {within}{}", d + 1),
+                    (Wdl::Win, Some(d)) => format!("{mover} loses in {within}{}", d + 1),
                     _ => "draw".to_string(),
                 };
                 format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
