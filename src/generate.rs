@@ -188,11 +188,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let dir = args.tb.path();
     let plan = driver::plan(&targets);
-    let total: u64 = plan
-        .iter()
-        .map(|s| morris_tablebase::index::orbit_count(s.us as usize, s.them as usize))
-        .sum::<u64>()
-        * args.variant.list().len() as u64;
+    let total = driver::positions(&plan) * args.variant.list().len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(
         "generating {} sectors ({} positions) per variant into {} on {} threads",

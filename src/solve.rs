@@ -64,11 +64,7 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
             "generating the {variant} tablebase for sector {sector} into {} (once)",
             dir.display()
         );
-        let total = plan
-            .iter()
-            .map(|s| morris_tablebase::index::orbit_count(s.us as usize, s.them as usize))
-            .sum();
-        let progress = Progress::on_stderr(total);
+        let progress = Progress::on_stderr(driver::positions(&plan));
         driver::generate(dir, variant, &[sector], &progress)?;
         progress.finish();
     }

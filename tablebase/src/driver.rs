@@ -76,6 +76,14 @@ pub fn plan(targets: &[Sector]) -> Vec<Sector> {
         .collect()
 }
 
+/// Number of positions (up to symmetry) in these sectors.
+pub fn positions(sectors: &[Sector]) -> u64 {
+    sectors
+        .iter()
+        .map(|s| crate::index::orbit_count(s.us as usize, s.them as usize))
+        .sum()
+}
+
 /// Peak resident memory of this process (Linux `VmHWM`), in bytes.
 pub fn peak_memory() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -173,11 +181,7 @@ pub fn generate(
             })?;
             deps.insert(t, copy);
         }
-        let positions = pair
-            .iter()
-            .map(|s| crate::index::orbit_count(s.us as usize, s.them as usize))
-            .sum();
-        reporter.pair_started(variant, &pair, positions);
+        reporter.pair_started(variant, &pair, positions(&pair));
         reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(
