@@ -29,7 +29,7 @@
 //! updates (which would otherwise wait for each miss in turn).
 
 use crate::index::SectorIndex;
-use crate::mmap::AtomicWords;
+use crate::mmap::{prefetch, AtomicWords};
 use crate::sector::{Sector, Value};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
@@ -142,6 +142,26 @@ fn value_of(word: u32) -> u16 {
 #[inline]
 fn with_value(word: u32, value: u16) -> u32 {
     (word & !VALUE_MASK) | u32::from(value)
+}
+
+/// The predecessors of one position decided at `level`, waiting to be updated.
+struct Batch {
+    level: u16,
+    /// Amount each counter drops by (after a win), 0 after a loss.
+    weight: u16,
+    preds: [usize; MAX_PREDECESSORS],
+    len: usize,
+}
+
+impl Batch {
+    fn new(level: u16) -> Batch {
+        Batch {
+            level,
+            weight: 0,
+            preds: [0; MAX_PREDECESSORS],
+            len: 0,
+        }
+    }
 }
 
 /// Most predecessors of one position: a flying side moves one of 3 pieces from one of
@@ -292,6 +312,22 @@ impl Generator<'_> {
         let flies = self.flies(us);
         let (mut moves, mut quiet) = (0u32, 0u32);
         let (mut best_win, mut worst_loss, mut no_loss) = (u32::MAX, 0u32, false);
+        // Capture targets are gathered (and prefetched) first and read in batches.
+        let mut targets_buf = [0usize; MAX_PREDECESSORS];
+        let mut pending = 0;
+        let mut read = |buf: &[usize]| {
+            let Some((_, values)) = &side.capture else {
+                return;
+            };
+            for &i in buf {
+                match Value(values[i]).dtm() {
+                    None => no_loss = true,
+                    Some(d) if d % 2 == 1 => worst_loss = worst_loss.max(u32::from(d) + 1),
+                    Some(d) => best_win = best_win.min(u32::from(d) + 1),
+                }
+            }
+        };
+        let mut game_ends = false;
         for from in us {
             let own = us ^ from.bit();
             let targets = if flies {
@@ -305,20 +341,26 @@ impl Generator<'_> {
                     quiet += 1;
                     continue;
                 }
+                let Some((tindex, values)) = &side.capture else {
+                    game_ends = true;
+                    continue;
+                };
                 let mover = own | to.bit();
                 for c in capturable {
-                    let Some((tindex, values)) = &side.capture else {
-                        best_win = 1;
-                        continue;
-                    };
-                    let v = Value(values[tindex.index(them ^ c.bit(), mover) as usize]);
-                    match v.dtm() {
-                        None => no_loss = true,
-                        Some(d) if d % 2 == 1 => worst_loss = worst_loss.max(u32::from(d) + 1),
-                        Some(d) => best_win = best_win.min(u32::from(d) + 1),
+                    if pending == targets_buf.len() {
+                        read(&targets_buf);
+                        pending = 0;
                     }
+                    let i = tindex.index(them ^ c.bit(), mover) as usize;
+                    prefetch(values, i);
+                    targets_buf[pending] = i;
+                    pending += 1;
                 }
             }
+        }
+        read(&targets_buf[..pending]);
+        if game_ends {
+            best_win = 1;
         }
         Ok(if moves == 0 {
             (FINAL, 0)
@@ -345,11 +387,18 @@ impl Generator<'_> {
     }
 
     /// Take back every position of side `k` decided at `level`; returns their number.
+    ///
+    /// Pipelined one position deep: the predecessors of a position are computed (and
+    /// their slots prefetched) before the previous position's predecessors are
+    /// updated, so that the cache misses overlap with the index arithmetic.
     fn propagate_level(&self, k: usize, level: u16) -> Result<u64, GenerateError> {
         let side = &self.sides[k];
+        let pk = self.other(k);
         let found = AtomicU64::new(0);
         (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
             let (_, range) = side.index.block(b);
+            let symmetric = side.index.is_symmetric_block(b);
+            let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
             for i in range {
                 let slot = &side.words.as_slice()[i as usize];
                 let w = slot.load(Relaxed);
@@ -366,42 +415,33 @@ impl Generator<'_> {
                 }
                 found.fetch_add(1, Relaxed);
                 let (us, them) = side.index.block_position(b, i);
-                let symmetric = side.index.is_symmetric_block(b);
-                self.retract(k, us, them, level, symmetric)?;
+                self.predecessors(k, us, them, symmetric, &mut next);
+                self.apply(pk, &ready)?;
+                std::mem::swap(&mut ready, &mut next);
             }
-            Ok(())
+            self.apply(pk, &ready)
         })?;
         Ok(found.into_inner())
     }
 
-    /// Take back the moves that led to position `(us, them)` of side `k`, decided
-    /// with DTM `level`; `symmetric` says whether its block can have a non-trivial
-    /// stabiliser.
-    fn retract(
-        &self,
-        k: usize,
-        us: Bitboard,
-        them: Bitboard,
-        level: u16,
-        symmetric: bool,
-    ) -> Result<(), GenerateError> {
-        let pk = self.other(k);
-        let prev = &self.sides[pk];
+    /// Fill `batch` with the predecessors (in side `other(k)`) of position
+    /// `(us, them)` of side `k`, decided at the batch's level, prefetching their
+    /// slots; `symmetric` says whether its block can have a non-trivial stabiliser.
+    fn predecessors(&self, k: usize, us: Bitboard, them: Bitboard, symmetric: bool, batch: &mut Batch) {
+        let prev = &self.sides[self.other(k)];
+        let words = prev.words.as_slice();
         let empty = !(us | them);
         // The opponent moved last; a piece standing in a mill closed it, so its move
         // captured and came from another sector.
         let movable = them & !in_mills(them);
         let flies = self.flies(them);
-        let lost = level.is_multiple_of(2);
-        let weight = if lost {
+        batch.weight = if batch.level.is_multiple_of(2) {
             0
         } else if symmetric {
             (SYMMETRY_COUNT as u32 / self.sides[k].index.index_with_stabiliser(us, them).1) as u16
         } else {
             SYMMETRY_COUNT as u16
         };
-        let next = u32::from(level) + 1;
-        let mut preds = [0usize; MAX_PREDECESSORS];
         let mut n = 0;
         for to in movable {
             let rest = them ^ to.bit();
@@ -411,21 +451,34 @@ impl Generator<'_> {
                 ADJACENT[to.index()] & empty
             };
             for from in origins {
-                preds[n] = prev.index.index(rest | from.bit(), us) as usize;
+                let i = prev.index.index(rest | from.bit(), us) as usize;
+                prefetch(words, i);
+                batch.preds[n] = i;
                 n += 1;
             }
         }
-        let preds = &preds[..n];
+        batch.len = n;
+    }
+
+    /// Update the predecessors in side `pk` of a position taken back (see
+    /// [`Generator::predecessors`]): after a loss each becomes a
+    /// win, after a win each counter drops, and a counter at zero makes a loss.
+    fn apply(&self, pk: usize, batch: &Batch) -> Result<(), GenerateError> {
+        let slots = self.sides[pk].words.as_slice();
+        let preds = &batch.preds[..batch.len];
+        let next = u32::from(batch.level) + 1;
         let mut words = [0u32; MAX_PREDECESSORS];
         for (w, &i) in words.iter_mut().zip(preds) {
-            *w = prev.words.as_slice()[i].load(Relaxed);
+            *w = slots[i].load(Relaxed);
         }
+        let weight = u32::from(batch.weight);
+        let lost = batch.level.is_multiple_of(2);
         for (&i, &w) in preds.iter().zip(&words) {
             if lost {
                 self.mark_win(pk, i, next, w)?;
             } else {
-                let before = prev.words.as_slice()[i].fetch_sub(u32::from(weight) << 16, Relaxed);
-                if before >> 16 == u32::from(weight) {
+                let before = slots[i].fetch_sub(weight << 16, Relaxed);
+                if before >> 16 == weight {
                     self.mark_loss(pk, i, next, before)?;
                 }
             }
