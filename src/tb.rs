@@ -34,6 +34,15 @@ pub enum Variants {
 }
 
 impl Variants {
+    /// The name for people ("Standard", "No-flying" or "Standard or No-flying").
+    pub fn name(self) -> &'static str {
+        match self {
+            Variants::Standard => "Standard",
+            Variants::NoFlying => "No-flying",
+            Variants::Both => "Standard or No-flying",
+        }
+    }
+
     /// The variants named.
     pub fn list(self) -> Vec<Variant> {
         match self {

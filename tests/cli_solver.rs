@@ -644,6 +644,31 @@ fn verify_full_passes_on_generated_files() {
         stdout.contains("all 6 files ok, every value verified"),
         "{stdout}"
     );
+    // One sector of one game: the other game's files are not read at all.
+    let part = ok(&[
+        "verify",
+        "--full",
+        "--variant",
+        "no-flying",
+        "--sector",
+        "3-4",
+        "--tb",
+        path(&dir),
+    ]);
+    assert!(
+        part.contains("no-flying 3-4: all 760398 values agree"),
+        "{part}"
+    );
+    assert!(!part.contains("standard"), "{part}");
+    assert!(!part.contains("no-flying 4-3: all"), "{part}");
+    assert!(
+        part.contains("all 3 files ok, every value of 1 sector verified"),
+        "{part}"
+    );
+    // A sector without a file is an error.
+    let out = morris(&["verify", "--full", "--sector", "5-5", "--tb", path(&dir)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("sector 5-5: no good file to check"));
 }
 
 #[test]

@@ -427,7 +427,14 @@ impl Generator<'_> {
     /// Fill `batch` with the predecessors (in side `other(k)`) of position
     /// `(us, them)` of side `k`, decided at the batch's level, prefetching their
     /// slots; `symmetric` says whether its block can have a non-trivial stabiliser.
-    fn predecessors(&self, k: usize, us: Bitboard, them: Bitboard, symmetric: bool, batch: &mut Batch) {
+    fn predecessors(
+        &self,
+        k: usize,
+        us: Bitboard,
+        them: Bitboard,
+        symmetric: bool,
+        batch: &mut Batch,
+    ) {
         let prev = &self.sides[self.other(k)];
         let words = prev.words.as_slice();
         let empty = !(us | them);

@@ -8,8 +8,9 @@
 //! decreasing DTM down to finished games, and no drawn position hides a forced result.
 
 use crate::index::SectorIndex;
+use crate::mmap::{prefetch, ValueCopy};
 use crate::sector::{Sector, Value};
-use morris_engine::{Bitboard, Color, Position, Setup, Variant};
+use morris_engine::{Bitboard, Color, Position, Setup, Variant, MAX_MOVES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -33,21 +34,44 @@ pub fn to_position(variant: Variant, us: Bitboard, them: Bitboard) -> Position {
     Position::from_setup(&setup, variant).unwrap_or_else(|_| Position::start(variant))
 }
 
-/// The value of a position computed from its successors, each looked up with `probe`
-/// (the side to move's pieces first). Finished games are looked up as such.
-pub fn value_from_successors(pos: &Position, probe: &dyn Fn(Bitboard, Bitboard) -> Value) -> Value {
+/// Where the value of a successor is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The game is over: the side to move has lost.
+    Lost,
+    /// Entry `i` of the sector with the colours exchanged (a move without capture).
+    Mirror(usize),
+    /// Entry `i` of the sector a capture leads to.
+    Capture(usize),
+}
+
+/// The value of a position computed from its successors. `locate` says where each
+/// successor's value is stored (the side to move's pieces first; it may start loading
+/// the entry); `read` reads it. All successors are located before any is read, so
+/// the reads of one position overlap. Finished games are looked up as such.
+pub fn value_from_successors(
+    pos: &Position,
+    locate: impl Fn(Bitboard, Bitboard) -> Slot,
+    read: impl Fn(Slot) -> Value,
+) -> Value {
     if pos.end().is_some() {
         // In a sector a finished game is a blocked side to move: lost now.
         return Value::decided(0);
     }
+    let moves = pos.legal_moves();
+    let mut slots = [Slot::Lost; MAX_MOVES];
+    for (slot, &m) in slots.iter_mut().zip(moves.iter()) {
+        let next = pos.play_unchecked(m);
+        if !next.is_reduced(next.side_to_move()) {
+            *slot = locate(next.us(), next.them());
+        }
+    }
     // Distances in u32: a corrupt neighbour's value must not overflow.
     let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
-    for &m in pos.legal_moves().iter() {
-        let next = pos.play_unchecked(m);
-        let v = if next.is_reduced(next.side_to_move()) {
-            Value::decided(0)
-        } else {
-            probe(next.us(), next.them())
+    for &slot in &slots[..moves.len()] {
+        let v = match slot {
+            Slot::Lost => Value::decided(0),
+            _ => read(slot),
         };
         match v.dtm().map(u32::from) {
             None => draw = true,
@@ -65,31 +89,63 @@ pub fn value_from_successors(pos: &Position, probe: &dyn Fn(Bitboard, Bitboard) 
 }
 
 /// Recompute every value of `sector` from its successors. `values(s)` gives the stored
-/// values of a sector (the sector itself, its mirror, and where captures lead).
+/// values of a sector (the sector itself, its mirror, and where captures lead). The
+/// sectors read at random are copied into memory with huge pages first (as much
+/// memory as they take on disk).
+///
+/// # Errors
+/// A sector that is needed but not supplied, or memory that cannot be had.
 pub fn verify_sector<'a>(
     variant: Variant,
     sector: Sector,
     values: &dyn Fn(Sector) -> Option<&'a [u16]>,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Mismatches, Sector> {
-    let own = values(sector).ok_or(sector)?;
-    let mirror = values(sector.mirror()).ok_or(sector.mirror())?;
+) -> Result<Mismatches, VerifyError> {
+    let missing = VerifyError::Missing;
+    let own = values(sector).ok_or(missing(sector))?;
+    let copy = |s: Sector, v: &[u16]| ValueCopy::of(v).map_err(|e| VerifyError::Memory(s, e));
+    let mirror = copy(
+        sector.mirror(),
+        values(sector.mirror()).ok_or(missing(sector.mirror()))?,
+    )?;
     let capture = match sector.after_capture() {
-        Some(t) => Some((t, values(t).ok_or(t)?)),
+        Some(t) => Some((t, copy(t, values(t).ok_or(missing(t))?)?)),
         None => None,
     };
+    let mirror = mirror.values();
     let index = SectorIndex::get(sector.us as usize, sector.them as usize);
     let mirror_index = SectorIndex::get(sector.them as usize, sector.us as usize);
-    let capture_index = capture.map(|(t, v)| (SectorIndex::get(t.us as usize, t.them as usize), v));
-    let probe = |us: Bitboard, them: Bitboard| -> Value {
-        let (u, t) = (us.count() as u8, them.count() as u8);
-        if (u, t) == (sector.them, sector.us) {
-            Value(mirror[mirror_index.index(us, them) as usize])
-        } else if let Some((ci, cv)) = &capture_index {
-            debug_assert_eq!((ci.us(), ci.them()), (u as usize, t as usize));
-            Value(cv[ci.index(us, them) as usize])
+    let capture_index = capture
+        .as_ref()
+        .map(|(t, v)| (SectorIndex::get(t.us as usize, t.them as usize), v.values()));
+    let locate = |us: Bitboard, them: Bitboard| -> Slot {
+        if (us.count() as u8, them.count() as u8) == (sector.them, sector.us) {
+            let i = mirror_index.index(us, them) as usize;
+            prefetch(mirror, i);
+            Slot::Mirror(i)
         } else {
-            Value::DRAW
+            // A successor has one piece fewer on the side that did not move: it lies
+            // in the sector captures lead to, which exists because the successor was
+            // not reduced (so the `None` arm is never taken).
+            match &capture_index {
+                Some((ci, cv)) => {
+                    debug_assert_eq!(
+                        (ci.us(), ci.them()),
+                        (us.count() as usize, them.count() as usize)
+                    );
+                    let i = ci.index(us, them) as usize;
+                    prefetch(cv, i);
+                    Slot::Capture(i)
+                }
+                None => Slot::Lost,
+            }
+        }
+    };
+    let read = |slot: Slot| -> Value {
+        match slot {
+            Slot::Mirror(i) => Value(mirror[i]),
+            Slot::Capture(i) => Value(capture_index.as_ref().map_or(0, |(_, cv)| cv[i])),
+            Slot::Lost => Value::decided(0),
         }
     };
     let count = AtomicU64::new(0);
@@ -98,7 +154,7 @@ pub fn verify_sector<'a>(
         let mut n = 0;
         for (i, us, them) in index.block_positions(b) {
             let stored = Value(own[i as usize]);
-            let computed = value_from_successors(&to_position(variant, us, them), &probe);
+            let computed = value_from_successors(&to_position(variant, us, them), locate, read);
             if stored != computed {
                 count.fetch_add(1, Relaxed);
                 let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,4 +170,93 @@ pub fn verify_sector<'a>(
         count: count.into_inner(),
         example: example.into_inner().unwrap_or_else(|e| e.into_inner()),
     })
+}
+
+/// Why a sector could not be verified.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// A sector that is needed is missing (or was found bad).
+    #[error("sector {0} is missing or bad")]
+    Missing(Sector),
+    /// The copy of a sector could not be allocated.
+    #[error("cannot allocate memory for a copy of sector {0}: {1}")]
+    Memory(Sector, std::io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{solve_pair, Silent};
+
+    /// Sectors up to 4 against 3 of `variant`, solved by the generator.
+    fn solved(variant: Variant) -> Vec<(Sector, Vec<u16>)> {
+        let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
+        for (us, them) in [(3, 3), (3, 4)] {
+            let sector = Sector::new(us, them).expect("a sector");
+            let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
+            let pair = solve_pair(variant, sector, &lookup, &Silent).expect("solved");
+            all.extend(pair);
+        }
+        all
+    }
+
+    fn check(variant: Variant, all: &[(Sector, Vec<u16>)], sector: Sector) -> Mismatches {
+        let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
+        verify_sector(variant, sector, &lookup, &|_| {}).expect("all sectors present")
+    }
+
+    #[test]
+    fn generated_values_agree_and_a_changed_value_is_found() {
+        for variant in Variant::ALL {
+            let mut all = solved(variant);
+            for (sector, _) in &all {
+                let m = check(variant, &all, *sector);
+                assert_eq!(
+                    m,
+                    Mismatches {
+                        count: 0,
+                        example: None
+                    },
+                    "{variant} {sector}"
+                );
+            }
+            // Change one value of 4-3 (a win in 1 becomes a win in 3, say): the
+            // position itself disagrees with its successors, and so do positions of
+            // 3-4 that lead to it with their value depending on it, if any.
+            let k = all
+                .iter()
+                .position(|(s, _)| *s == Sector::new(4, 3).expect("a sector"));
+            let k = k.expect("4-3 solved");
+            let i = all[k].1.iter().position(|&v| v == 2).expect("a win in 1");
+            all[k].1[i] = 4;
+            let m = check(variant, &all, all[k].0);
+            assert_eq!(m.count, 1, "{variant}");
+            assert_eq!(m.example, Some((i as u64, Value(4), Value(2))), "{variant}");
+        }
+    }
+
+    #[test]
+    fn a_missing_sector_is_named() {
+        let all = solved(Variant::Standard);
+        let without: Vec<_> = all
+            .into_iter()
+            .filter(|(s, _)| s.us != 3 || s.them != 3)
+            .collect();
+        let lookup = |s: Sector| {
+            without
+                .iter()
+                .find(|(t, _)| *t == s)
+                .map(|(_, v)| v.as_slice())
+        };
+        // Captures from 3-4 leave 3 against 3.
+        let err = verify_sector(
+            Variant::Standard,
+            Sector::new(3, 4).expect("a sector"),
+            &lookup,
+            &|_| {},
+        );
+        assert!(
+            matches!(err, Err(VerifyError::Missing(s)) if s == Sector::new(3, 3).expect("a sector"))
+        );
+    }
 }
