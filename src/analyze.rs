@@ -130,7 +130,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 let for_mover = match (v.wdl, v.dtm) {
                     (Wdl::Loss, Some(d)) => format!("{mover} wins in {within}{}", d + 1),
                     (Wdl::Win, Some(d)) => format!("{mover} loses in {within}{}", d + 1),
-                    _ => "draw".to_string(),
+                    (Wdl::Loss, None) => format!("{mover} wins"),
+                    (Wdl::Win, None) => format!("{mover} loses"),
+                    (Wdl::Draw, _) => "draw".to_string(),
                 };
                 format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
             }

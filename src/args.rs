@@ -104,6 +104,11 @@ pub struct SearchArgs {
     /// Transposition table size in MiB (1 to 8192).
     #[arg(long, value_name = "MB", default_value_t = 64, value_parser = hash_mb)]
     pub hash: usize,
+
+    /// Prove only win, draw or loss, not the distance: far fewer nodes (for opening
+    /// positions); no line is shown.
+    #[arg(long)]
+    pub value_only: bool,
 }
 
 impl SearchArgs {
@@ -131,6 +136,7 @@ impl SearchArgs {
             depth: self.depth,
             time,
             nodes: self.nodes,
+            value_only: self.value_only,
         })
     }
 }

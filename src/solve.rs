@@ -18,7 +18,8 @@ pub const DEFAULT_POSITION: &str = "WB./W../.../.....W/.../.../BB. w 0 0";
     after_help = "With no position, solves a built-in three-against-three endgame, generating the\n\
 small tablebase it needs first if it is missing.\n\n\
 Examples:\n  morris solve\n  morris solve --moves \"d6 d2 f4 b4\" --time 10\n  \
-morris solve --fen \"W../.B./W../B....W/.../..B/... b 0 0\" --tb /data/tb"
+morris solve --fen \"W../.B./W../B....W/.../..B/... b 0 0\" --tb /data/tb\n  \
+morris solve --fen \".../.../.../....../.../.../... w 9 9\" --value-only --depth 18 --hash 4096"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -42,7 +43,9 @@ pub fn describe_value(v: Verdict, side: Color) -> String {
             "loss for {side} (the side to move) in {}",
             crate::tb::plies(d)
         ),
-        _ => "draw".to_string(),
+        (Wdl::Win, None) => format!("win for {side} (the side to move)"),
+        (Wdl::Loss, None) => format!("loss for {side} (the side to move)"),
+        (Wdl::Draw, _) => "draw".to_string(),
     }
 }
 
@@ -109,8 +112,10 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
         "obtained:  {}{}",
         r.provenance.name(),
         match r.provenance {
-            Provenance::Proof | Provenance::ProvenBound | Provenance::Estimate =>
-                format!(" at depth {}", r.depth),
+            Provenance::Proof
+            | Provenance::ProvenBound
+            | Provenance::Estimate
+            | Provenance::ValueProof => format!(" at depth {}", r.depth),
             _ => String::new(),
         }
     );

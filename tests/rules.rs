@@ -693,6 +693,27 @@ proptest! {
             let theirs: BTreeSet<Move> = image.legal_moves().iter().copied().collect();
             prop_assert_eq!(mapped, theirs, "{:?} of {}", s, p);
             prop_assert_eq!(perft(&image, 2), perft(&p, 2));
+            prop_assert_eq!(p.transformed(s), image);
+            for &m in &list {
+                prop_assert_eq!(m.transformed(s), map_move(s, m));
+                prop_assert_eq!(p.play_unchecked(m).transformed(s), image.play_unchecked(m.transformed(s)));
+            }
+            // One representative per class, reached from every member.
+            let (c, to_c) = image.canonical();
+            prop_assert_eq!(c, p.canonical().0);
+            prop_assert_eq!(image.transformed(to_c), c);
+            prop_assert!(Symmetry::ALL.iter().all(|&t| c.packed() <= p.transformed(t).packed()));
         }
+    }
+
+    #[test]
+    fn positions_of_different_classes_have_different_representatives(
+        a in any::<u64>(),
+        b in any::<u64>(),
+        plies in 0usize..40,
+    ) {
+        let (p, q) = (random_position(a, plies, Variant::Standard), random_position(b, plies, Variant::Standard));
+        let same_class = Symmetry::ALL.iter().any(|&s| p.transformed(s) == q);
+        prop_assert_eq!(p.canonical().0 == q.canonical().0, same_class, "{} and {}", p, q);
     }
 }

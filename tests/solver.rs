@@ -40,6 +40,13 @@ fn tablebase() -> &'static Tablebase {
     })
 }
 
+fn value_only() -> Limits {
+    Limits {
+        value_only: true,
+        ..Limits::default()
+    }
+}
+
 fn depth(d: u32) -> Limits {
     Limits {
         depth: Some(d),
@@ -242,6 +249,7 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
                         assert!(v.dtm >= stored.dtm(), "{variant} {pos}: {r:?} vs {stored}");
                     }
                     Provenance::Tablebase => panic!("{pos}: tablebase answer without tablebases"),
+                    Provenance::ValueProof => panic!("{pos}: a value-only answer not asked for"),
                 }
             }
         }
@@ -415,6 +423,28 @@ fn placement_positions_are_proved_through_the_tablebases() {
             if value.wdl != Wdl::Draw {
                 check_line_ends_game(tb, &pos, &r.pv, value);
             }
+            // Value only: the same result, and a move that keeps it (any for a loss).
+            let mut fresh = Searcher::new(Some(tb), 16);
+            let v = fresh.search(&pos, value_only(), &[]);
+            assert_eq!(
+                v.provenance,
+                Provenance::ValueProof,
+                "{variant} {pos}: {v:?}"
+            );
+            assert_eq!(
+                v.value,
+                Some(Verdict {
+                    wdl: value.wdl,
+                    dtm: None
+                }),
+                "{variant} {pos}"
+            );
+            let best = v.best.expect("a best move");
+            let kept = back(exact(tb, &pos.play_unchecked(best), 1));
+            assert!(
+                want < 0 || kept.signum() == want.signum(),
+                "{variant} {pos}: value-only best move {best} does not keep {value}"
+            );
         }
     }
     assert!(
@@ -471,6 +501,42 @@ fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
             "{pos}: the first move's score is not the position's"
         );
         assert_eq!(score_of(root.value.unwrap()), exact(tb, &pos, 2), "{pos}");
+    }
+}
+
+#[test]
+fn analyze_shares_one_search_among_moves_equal_up_to_symmetry() {
+    let tb = tablebase();
+    for variant in Variant::ALL {
+        // The empty board with three pieces each to place: 24 moves, 4 up to symmetry
+        // (outer or middle ring, corner or midpoint; the inner ring mirrors the outer).
+        let pos = morris_engine::notation::parse_position(
+            ".../.../.../....../.../.../... w 3 3",
+            variant,
+        )
+        .unwrap();
+        for limits in [Limits::default(), value_only()] {
+            let mut searcher = Searcher::new(Some(tb), 16);
+            let moves = analyze(&mut searcher, &pos, limits, &[]);
+            assert_eq!(moves.len(), 24);
+            let searched = moves.iter().filter(|a| a.result.stats.nodes > 0).count();
+            assert_eq!(searched, 4, "{variant}: one search per class of moves");
+            for a in &moves {
+                // Each move against a search of its own, from a fresh table.
+                let alone =
+                    Searcher::new(Some(tb), 16).search(&pos.play_unchecked(a.mv), limits, &[]);
+                assert_eq!(a.result.value, alone.value, "{variant} {}", a.mv);
+                if !limits.value_only {
+                    // (Value-only scores are bounds that depend on the table's contents.)
+                    assert_eq!(
+                        a.score,
+                        morris_solver::parent_score(alone.score),
+                        "{variant} {}",
+                        a.mv
+                    );
+                }
+            }
+        }
     }
 }
 

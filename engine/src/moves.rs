@@ -4,6 +4,7 @@
 //! to another, plus the piece it takes when it closes a mill.
 
 use crate::board::Point;
+use crate::symmetry::Symmetry;
 use std::fmt;
 
 const NONE: u8 = u8::MAX;
@@ -69,6 +70,19 @@ impl Move {
     /// Whether the move places a piece from the hand.
     pub const fn is_placement(self) -> bool {
         self.from == NONE
+    }
+
+    /// The same move on the board turned by `sym`: each of its points mapped.
+    pub fn transformed(self, sym: Symmetry) -> Move {
+        let map = |p: u8| match Point::new(p as usize) {
+            Some(p) => sym.apply_point(p).index() as u8,
+            None => NONE,
+        };
+        Move {
+            from: map(self.from),
+            to: map(self.to),
+            capture: map(self.capture),
+        }
     }
 }
 

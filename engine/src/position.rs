@@ -10,6 +10,7 @@
 
 use crate::board::{Bitboard, Point};
 use crate::moves::{Move, MoveList};
+use crate::symmetry::Symmetry;
 use crate::tables::{closes_mill, in_mills, ADJACENT};
 use std::fmt;
 use thiserror::Error;
@@ -545,6 +546,34 @@ impl Position {
     /// table index, never in the full 64 bits.
     pub const fn hash(&self) -> u64 {
         mix64(self.packed())
+    }
+
+    /// The position with a symmetry of the board applied to both colours' pieces
+    /// (hands, side to move and variant unchanged): the same game, board turned.
+    pub const fn transformed(&self, sym: Symmetry) -> Position {
+        let mut out = *self;
+        out.pieces = [sym.apply(self.pieces[0]), sym.apply(self.pieces[1])];
+        out
+    }
+
+    /// The representative of the position's class under the 16 symmetries (the one
+    /// with the least [`Position::packed`] form) and a symmetry that maps the position
+    /// onto it. Positions that are the same up to a symmetry of the board, and only
+    /// those, have the same representative.
+    pub fn canonical(&self) -> (Position, Symmetry) {
+        let mut best = (*self, Symmetry::IDENTITY);
+        for &s in &Symmetry::ALL[1..] {
+            let t = self.transformed(s);
+            if t.packed() < best.0.packed() {
+                best = (t, s);
+            }
+        }
+        best
+    }
+
+    /// The packed form of [`Position::canonical`].
+    pub fn canonical_packed(&self) -> u64 {
+        self.canonical().0.packed()
     }
 
     /// The key of the threefold rule: the 24 points and the side to move, hands ignored.

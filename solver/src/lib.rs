@@ -29,7 +29,7 @@ pub use search::{
 };
 pub use tt::TranspositionTable;
 
-use morris_engine::{Move, Position};
+use morris_engine::{Color, Move, Position};
 
 /// One legal move and what it leads to.
 #[derive(Clone, Debug)]
@@ -61,37 +61,54 @@ pub fn analyze(
     limits: Limits,
     history: &[u64],
 ) -> Vec<MoveAnalysis> {
+    // Positions equal up to a symmetry of the board have the same value, unless the
+    // game's earlier states differ for them: not when there are none, and not while
+    // placing, since no state with a piece in hand ever comes back (the hands only
+    // shrink) and a child's subtree cannot reach one. Such moves share one search
+    // (the later ones without a line).
+    let share = history.is_empty() || pos.hand(Color::White) + pos.hand(Color::Black) > 0;
     let mut history = history.to_vec();
     history.push(pos.hash());
-    let mut out: Vec<MoveAnalysis> = pos
-        .legal_moves()
-        .iter()
-        .map(|&mv| {
-            let child = pos.play_unchecked(mv);
-            // A move back to a state of the game is a repetition: a draw by the
-            // search's rule, as `search` scores it inside the tree (unless the game
-            // ends first).
-            let result = if history.contains(&child.hash()) && child.end().is_none() {
-                SearchResult {
-                    score: 0,
-                    value: None,
-                    provenance: Provenance::Estimate,
-                    best: None,
-                    pv: Vec::new(),
-                    depth: 0,
-                    stats: Stats::default(),
-                    time: std::time::Duration::ZERO,
-                }
-            } else {
-                searcher.search(&child, limits, &history)
-            };
-            MoveAnalysis {
-                mv,
-                score: parent_score(result.score),
-                result,
+    let mut seen: Vec<(u64, SearchResult)> = Vec::new();
+    let mut out: Vec<MoveAnalysis> = Vec::new();
+    for &mv in pos.legal_moves().iter() {
+        let child = pos.play_unchecked(mv);
+        let canonical = child.canonical_packed();
+        let known = seen.iter().find(|(c, _)| share && *c == canonical);
+        // A move back to a state of the game is a repetition: a draw by the
+        // search's rule, as `search` scores it inside the tree (unless the game
+        // ends first).
+        let result = if let Some((_, r)) = known {
+            // Its line is in the other position's orientation: left out.
+            SearchResult {
+                best: None,
+                pv: Vec::new(),
+                stats: Stats::default(),
+                time: std::time::Duration::ZERO,
+                ..r.clone()
             }
-        })
-        .collect();
+        } else if history.contains(&child.hash()) && child.end().is_none() {
+            SearchResult {
+                score: 0,
+                value: None,
+                provenance: Provenance::Estimate,
+                best: None,
+                pv: Vec::new(),
+                depth: 0,
+                stats: Stats::default(),
+                time: std::time::Duration::ZERO,
+            }
+        } else {
+            let r = searcher.search(&child, limits, &history);
+            seen.push((canonical, r.clone()));
+            r
+        };
+        out.push(MoveAnalysis {
+            mv,
+            score: parent_score(result.score),
+            result,
+        });
+    }
     out.sort_by_key(|a| (std::cmp::Reverse(a.score), a.mv.to_string()));
     out
 }

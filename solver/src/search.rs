@@ -14,7 +14,7 @@
 
 use crate::tt::{Bound, Entry, TranspositionTable};
 use morris_engine::tables::MILLS;
-use morris_engine::{Bitboard, Color, Move, Outcome, Position};
+use morris_engine::{Bitboard, Color, Move, Outcome, Position, Symmetry};
 use morris_tablebase::{Tablebase, Value, Wdl};
 use std::time::{Duration, Instant};
 
@@ -35,6 +35,10 @@ pub struct Limits {
     pub time: Option<Duration>,
     /// Nodes.
     pub nodes: Option<u64>,
+    /// Prove only whether the side to move wins, draws or loses, not the distance:
+    /// the search runs with the window (-1, 1), so any win or loss cuts off at once.
+    /// Far fewer nodes, which is what opening positions need.
+    pub value_only: bool,
 }
 
 /// Where an answer came from.
@@ -51,6 +55,8 @@ pub enum Provenance {
     ProvenBound,
     /// A depth-limited search: a heuristic estimate.
     Estimate,
+    /// A search that proved win, draw or loss without the distance (value only).
+    ValueProof,
 }
 
 impl Provenance {
@@ -62,10 +68,11 @@ impl Provenance {
             Provenance::Proof => "proof search",
             Provenance::ProvenBound => "proof search (result proven, distance an upper bound)",
             Provenance::Estimate => "depth-limited estimate",
+            Provenance::ValueProof => "proof search (value only, distance not computed)",
         }
     }
 
-    /// Whether the value and distance are exact.
+    /// Whether the value is exact, and the distance too where one is given.
     pub fn is_exact(self) -> bool {
         !matches!(self, Provenance::Estimate | Provenance::ProvenBound)
     }
@@ -79,7 +86,8 @@ impl Provenance {
 pub struct Verdict {
     /// Win, draw or loss for the side to move.
     pub wdl: Wdl,
-    /// Plies to the end of the game under optimal play; `None` for a draw.
+    /// Plies to the end of the game under optimal play; `None` for a draw, and for a
+    /// value proven without its distance ([`Limits::value_only`]).
     pub dtm: Option<u16>,
 }
 
@@ -105,7 +113,9 @@ impl std::fmt::Display for Verdict {
         match (self.wdl, self.dtm) {
             (Wdl::Win, Some(d)) => write!(f, "win in {d}"),
             (Wdl::Loss, Some(d)) => write!(f, "loss in {d}"),
-            _ => f.write_str("draw"),
+            (Wdl::Win, None) => f.write_str("win"),
+            (Wdl::Loss, None) => f.write_str("loss"),
+            (Wdl::Draw, _) => f.write_str("draw"),
         }
     }
 }
@@ -181,6 +191,8 @@ pub struct Searcher<'a> {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     stopped: bool,
+    /// The inverse of each symmetry, by index.
+    inverse: [Symmetry; 16],
 }
 
 /// Heuristic evaluation for the side to move: material (board and hand), lines of
@@ -210,6 +222,7 @@ impl<'a> Searcher<'a> {
             deadline: None,
             node_limit: None,
             stopped: false,
+            inverse: Symmetry::ALL.map(Symmetry::inverse),
         }
     }
 
@@ -267,8 +280,13 @@ impl<'a> Searcher<'a> {
             .unwrap_or(u32::from(u8::MAX))
             .clamp(1, u32::from(u8::MAX));
         let mut result = done(0, None, Provenance::Estimate, self);
+        let (alpha, beta) = if limits.value_only {
+            (-1, 1)
+        } else {
+            (-INF, INF)
+        };
         for depth in 1..=max_depth {
-            let (score, heuristic) = self.negamax(pos, depth as i32, -INF, INF, 0);
+            let (score, heuristic) = self.negamax(pos, depth as i32, alpha, beta, 0);
             if self.stopped && depth > 1 {
                 break;
             }
@@ -291,6 +309,19 @@ impl<'a> Searcher<'a> {
             };
             result.pv = self.principal_variation(pos, depth as usize + 1);
             result.best = result.pv.first().copied();
+            if limits.value_only && (proven || exact) {
+                // Only the value is proven: the root move that proved it (a win or a
+                // draw kept; for a loss any move), without a line.
+                let wdl = match score {
+                    s if s > 0 => Wdl::Win,
+                    s if s < 0 => Wdl::Loss,
+                    _ => Wdl::Draw,
+                };
+                result.value = Some(Verdict { wdl, dtm: None });
+                result.provenance = Provenance::ValueProof;
+                result.pv.truncate(1);
+                break;
+            }
             if exact || self.stopped {
                 break;
             }
@@ -299,7 +330,7 @@ impl<'a> Searcher<'a> {
             // Stopped before the first iteration stored anything: any legal move.
             result.best = pos.legal_moves().first().copied();
         }
-        if result.provenance.is_exact() {
+        if matches!(result.provenance, Provenance::Proof) {
             // Extend an exact line through the tablebases to the end of the game.
             let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
             let tail = self.tablebase_line(&end, 400);
@@ -364,9 +395,11 @@ impl<'a> Searcher<'a> {
         let mut pos = *pos;
         let mut seen = vec![pos.hash()];
         while line.len() < max && pos.end().is_none() && self.probe(&pos).is_none() {
-            let Some(m) = self.tt.probe(pos.hash()).and_then(|e| e.best) else {
+            let (key, sym) = table_key(&pos);
+            let Some(m) = self.tt.probe(key).and_then(|e| e.best) else {
                 break;
             };
+            let m = m.transformed(self.inverse[sym.index()]);
             if !pos.is_legal(m) {
                 break;
             }
@@ -423,11 +456,12 @@ impl<'a> Searcher<'a> {
             return (alpha, false);
         }
         self.stats.tt_probes += 1;
-        let entry = self.tt.probe(key);
+        let (tt_key, sym) = table_key(pos);
+        let entry = self.tt.probe(tt_key);
         let mut tt_move = None;
         if let Some(e) = entry {
             self.stats.tt_hits += 1;
-            tt_move = e.best;
+            tt_move = e.best.map(|m| m.transformed(self.inverse[sym.index()]));
             // An exact (not heuristic) score holds at any depth.
             if ply > 0 && (i32::from(e.depth) >= depth || !e.heuristic) {
                 let s = from_tt(e.score, ply);
@@ -482,13 +516,13 @@ impl<'a> Searcher<'a> {
                 Bound::Upper
             };
             self.tt.store(
-                key,
+                tt_key,
                 Entry {
                     score: to_tt(best, ply),
                     depth: depth.clamp(0, 255) as u8,
                     bound,
                     heuristic,
-                    best: best_move,
+                    best: best_move.map(|m| m.transformed(sym)),
                 },
             );
         }
@@ -565,6 +599,20 @@ fn pick(moves: &mut [Move], keys: &mut [u32], i: usize) {
     }
     moves.swap(i, best);
     keys.swap(i, best);
+}
+
+/// The transposition-table key of a position, and the symmetry that maps it onto the
+/// frame its entry's move is stored in. While pieces remain in hand, positions equal up
+/// to a symmetry of the board share one entry: the placing phase is full of such
+/// transpositions (the search of the empty board meets each class up to 16 times).
+/// Afterwards the plain hash: there they are rare and canonicalising costs more.
+fn table_key(pos: &Position) -> (u64, Symmetry) {
+    if pos.hand(Color::White) + pos.hand(Color::Black) > 0 {
+        let (canonical, sym) = pos.canonical();
+        (canonical.hash(), sym)
+    } else {
+        (pos.hash(), Symmetry::IDENTITY)
+    }
 }
 
 /// Mate scores are stored relative to the node, so they stay right when the same
