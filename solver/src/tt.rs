@@ -5,7 +5,12 @@
 //! as a miss, never as another position's entry. Data layout (bits): 0..16 score
 //! (`i16`, mate scores relative to the node), 16..24 depth, 24..26 bound, 26 the
 //! *heuristic* flag (the score depends on a heuristic leaf or a repetition), 32..56 the
-//! best move (from, to, capture bytes; `0xFF` for none). Replacement: always.
+//! best move (from, to, capture bytes; `0xFF` for none).
+//!
+//! Slots come in buckets of two: a key may sit in either. A new entry replaces its own
+//! key's entry; otherwise it takes the first slot if it was searched at least as deep
+//! as what is there, else the second. Deep entries near the root, which save the most
+//! work, thus survive the flood of shallow ones in long proof searches.
 
 use morris_engine::{Move, Point};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -68,11 +73,11 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (at least one slot; a power of two slots).
+    /// A table of at most `mb` megabytes: the largest power of two of 16-byte slots
+    /// that fits (at least one bucket).
     pub fn new(mb: usize) -> TranspositionTable {
-        let bytes = mb.max(1) << 20;
-        let n = (bytes / 16).next_power_of_two() / 2;
-        let n = n.max(1);
+        let fit = (mb.max(1) << 20) / 16;
+        let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(2);
         TranspositionTable {
             slots: (0..n)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
@@ -101,11 +106,14 @@ impl TranspositionTable {
 
     /// The entry for `key`, if stored and intact.
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        let slot = &self.slots[key as usize & self.mask];
-        let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
-        if a ^ data != key || data == 0 {
-            return None;
-        }
+        let first = key as usize & self.mask & !1;
+        let data = [first, first + 1]
+            .into_iter()
+            .map(|i| &self.slots[i])
+            .find_map(|slot| {
+                let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
+                (a ^ data == key && data != 0).then_some(data)
+            })?;
         let bound = match (data >> 24) & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
@@ -133,7 +141,20 @@ impl TranspositionTable {
             | bound << 24
             | u64::from(e.heuristic) << 26
             | encode_move(e.best) << 32;
-        let slot = &self.slots[key as usize & self.mask];
+        let first = key as usize & self.mask & !1;
+        let holds = |i: usize| {
+            let slot: &[AtomicU64; 2] = &self.slots[i];
+            slot[0].load(Relaxed) ^ slot[1].load(Relaxed) == key
+        };
+        let depth_at = |i: usize| (self.slots[i][1].load(Relaxed) >> 16) as u8;
+        let i = if holds(first) {
+            first
+        } else if holds(first + 1) || e.depth < depth_at(first) {
+            first + 1
+        } else {
+            first
+        };
+        let slot = &self.slots[i];
         slot[0].store(key ^ data, Relaxed);
         slot[1].store(data, Relaxed);
     }
@@ -165,5 +186,46 @@ mod tests {
             assert_eq!(tt.probe(0xDEAD_BEEF), Some(e));
             assert_eq!(tt.probe(0xDEAD_BEEF ^ (1 << 40)), None);
         }
+    }
+
+    fn entry(depth: u8) -> Entry {
+        Entry {
+            score: i32::from(depth),
+            depth,
+            bound: Bound::Exact,
+            heuristic: false,
+            best: None,
+        }
+    }
+
+    #[test]
+    fn the_size_is_the_largest_power_of_two_that_fits() {
+        assert_eq!(TranspositionTable::new(1).len(), 1 << 16);
+        assert_eq!(TranspositionTable::new(3).len(), 1 << 17);
+        assert_eq!(TranspositionTable::new(4).len(), 1 << 18);
+    }
+
+    #[test]
+    fn a_deep_entry_survives_shallow_ones_of_its_bucket() {
+        let tt = TranspositionTable::new(1);
+        let n = tt.len() as u64;
+        // Keys 5, 5 + n, 5 + 2n, ... share a bucket.
+        tt.store(5, entry(20));
+        for k in 1..50 {
+            tt.store(5 + k * n, entry(3));
+        }
+        assert_eq!(tt.probe(5), Some(entry(20)));
+        assert_eq!(
+            tt.probe(5 + 49 * n),
+            Some(entry(3)),
+            "the newest shallow one"
+        );
+        assert_eq!(tt.probe(5 + 48 * n), None, "replaced");
+        // A deeper one takes the first slot; a key's own entry is replaced in place.
+        tt.store(5 + 60 * n, entry(30));
+        assert_eq!(tt.probe(5), None);
+        tt.store(5 + 49 * n, entry(4));
+        assert_eq!(tt.probe(5 + 49 * n), Some(entry(4)));
+        assert_eq!(tt.probe(5 + 60 * n), Some(entry(30)));
     }
 }
