@@ -38,9 +38,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Variants::Both)]
     variant: Variants,
 
-    /// With --full, recompute only these sectors' values, e.g. --sector 8-9 (every
-    /// file of the variant is still checksummed: the check reads the sectors moves
-    /// lead to).
+    /// With --full, recompute only these sectors' values, e.g. --sector 8-9; only
+    /// the files that check reads (the sector, its mirror, the sector its captures
+    /// reach) are checksummed.
     #[arg(long, value_name = "US-THEM", requires = "full")]
     sector: Vec<Sector>,
 }
@@ -58,8 +58,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
     let variants = args.variant.list();
+    // With --sector, only the files those sectors' check reads: the sector, its mirror
+    // and the sector its captures reach.
+    let needed = |s: Sector| {
+        args.sector.is_empty()
+            || args
+                .sector
+                .iter()
+                .any(|&t| s == t || s == t.mirror() || Some(s) == t.after_capture())
+    };
     for (variant, sector, file) in scanned {
-        if !variants.contains(&variant) {
+        if !variants.contains(&variant) || !needed(sector) {
             continue;
         }
         match file.and_then(|f| f.check_payload().map(|()| f)) {
@@ -76,7 +85,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    if files.is_empty() && bad == 0 {
+    if files.is_empty() && bad == 0 && args.sector.is_empty() {
         anyhow::bail!(
             "no {} tablebase files in {}",
             args.variant.name(),
