@@ -24,6 +24,10 @@
 //! yet confirmed; otherwise undecided, with `NO_LOSS` set when a capture reaches a draw
 //! and the low bits holding the loss DTM its captures alone would give.
 //!
+//! Each level scans only the blocks (index ranges of one canonical `us`-set) that
+//! have a position decided at that level, as recorded when values are written: most
+//! of a long sector's levels hold few positions.
+//!
 //! Taking a position back first computes all its predecessors' indices and loads
 //! their words with plain loads, so the cache misses overlap, before the atomic
 //! updates (which would otherwise wait for each miss in turn).
@@ -128,6 +132,52 @@ struct Side<'a> {
     words: AtomicWords,
     /// Where captures lead: `None` when a capture ends the game.
     capture: Option<(Arc<SectorIndex>, &'a [u16])>,
+    /// Per block, which levels it has positions decided (or tentatively won) at.
+    levels: LevelSets,
+}
+
+/// Per block of a sector, the set of levels at which some of its positions were
+/// decided (or tentatively won), so that a level's scan skips the blocks with nothing
+/// at that level: most levels of a long sector hold few positions. Levels from
+/// `TRACKED - 1` up share the last bit.
+struct LevelSets {
+    words: Vec<AtomicU64>,
+}
+
+const TRACKED: usize = 512;
+const LEVEL_WORDS: usize = TRACKED / 64;
+
+impl LevelSets {
+    fn new(blocks: usize) -> LevelSets {
+        LevelSets {
+            words: (0..blocks * LEVEL_WORDS)
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    fn bit(level: u16) -> (usize, u64) {
+        let l = usize::from(level).min(TRACKED - 1);
+        (l / 64, 1 << (l % 64))
+    }
+
+    /// Note a position of `block` decided at `level`.
+    #[inline]
+    fn insert(&self, block: usize, level: u16) {
+        let (w, bit) = Self::bit(level);
+        let word = &self.words[block * LEVEL_WORDS + w];
+        // Mostly set already: a plain load spares the cache line a write.
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Whether `block` may have positions decided at `level`.
+    #[inline]
+    fn contains(&self, block: usize, level: u16) -> bool {
+        let (w, bit) = Self::bit(level);
+        self.words[block * LEVEL_WORDS + w].load(Relaxed) & bit != 0
+    }
 }
 
 const VALUE_MASK: u32 = 0xFFFF;
@@ -149,7 +199,8 @@ struct Batch {
     level: u16,
     /// Amount each counter drops by (after a win), 0 after a loss.
     weight: u16,
-    preds: [usize; MAX_PREDECESSORS],
+    /// Index and block of each predecessor (sector sizes fit in 32 bits).
+    preds: [(u32, u32); MAX_PREDECESSORS],
     len: usize,
 }
 
@@ -158,7 +209,7 @@ impl Batch {
         Batch {
             level,
             weight: 0,
-            preds: [0; MAX_PREDECESSORS],
+            preds: [(0, 0); MAX_PREDECESSORS],
             len: 0,
         }
     }
@@ -209,6 +260,7 @@ pub fn solve_pair<'a>(
         sides.push(Side {
             sector: s,
             words: AtomicWords::zeroed(n as usize).map_err(|e| GenerateError::Memory(s, e))?,
+            levels: LevelSets::new(index.blocks()),
             index,
             capture,
         });
@@ -290,6 +342,11 @@ impl Generator<'_> {
                 let (val, cnt) = self.initial_value(k, us, them, symmetric)?;
                 side.words.as_slice()[i as usize]
                     .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
+                if val & FINAL != 0 {
+                    side.levels.insert(b, val & FINAL_MAX);
+                } else if val & TENTATIVE != 0 {
+                    side.levels.insert(b, val & TENTATIVE_MAX);
+                }
                 n += 1;
             }
             observer.advance(n);
@@ -396,6 +453,9 @@ impl Generator<'_> {
         let pk = self.other(k);
         let found = AtomicU64::new(0);
         (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
+            if !side.levels.contains(b, level) {
+                return Ok(());
+            }
             let (_, range) = side.index.block(b);
             let symmetric = side.index.is_symmetric_block(b);
             let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
@@ -458,9 +518,9 @@ impl Generator<'_> {
                 ADJACENT[to.index()] & empty
             };
             for from in origins {
-                let i = prev.index.index(rest | from.bit(), us) as usize;
-                prefetch(words, i);
-                batch.preds[n] = i;
+                let (i, block) = prev.index.index_and_block(rest | from.bit(), us);
+                prefetch(words, i as usize);
+                batch.preds[n] = (i as u32, block as u32);
                 n += 1;
             }
         }
@@ -475,18 +535,19 @@ impl Generator<'_> {
         let preds = &batch.preds[..batch.len];
         let next = u32::from(batch.level) + 1;
         let mut words = [0u32; MAX_PREDECESSORS];
-        for (w, &i) in words.iter_mut().zip(preds) {
-            *w = slots[i].load(Relaxed);
+        for (w, &(i, _)) in words.iter_mut().zip(preds) {
+            *w = slots[i as usize].load(Relaxed);
         }
         let weight = u32::from(batch.weight);
         let lost = batch.level.is_multiple_of(2);
-        for (&i, &w) in preds.iter().zip(&words) {
+        for (&(i, block), &w) in preds.iter().zip(&words) {
+            let (i, block) = (i as usize, block as usize);
             if lost {
-                self.mark_win(pk, i, next, w)?;
+                self.mark_win(pk, i, block, next, w)?;
             } else {
                 let before = slots[i].fetch_sub(weight << 16, Relaxed);
                 if before >> 16 == weight {
-                    self.mark_loss(pk, i, next, before)?;
+                    self.mark_loss(pk, i, block, next, before)?;
                 }
             }
         }
@@ -495,16 +556,28 @@ impl Generator<'_> {
 
     /// Make position `i` of side `k` a win in `dtm` unless it already wins as fast;
     /// `cur` is a recent load of its slot.
-    fn mark_win(&self, k: usize, i: usize, dtm: u32, mut cur: u32) -> Result<(), GenerateError> {
-        let slot = &self.sides[k].words.as_slice()[i];
+    fn mark_win(
+        &self,
+        k: usize,
+        i: usize,
+        block: usize,
+        dtm: u32,
+        mut cur: u32,
+    ) -> Result<(), GenerateError> {
+        let side = &self.sides[k];
+        let slot = &side.words.as_slice()[i];
         loop {
             let v = value_of(cur);
             if v & FINAL != 0 || (v & TENTATIVE != 0 && u32::from(v & TENTATIVE_MAX) <= dtm) {
                 return Ok(());
             }
-            let new = with_value(cur, FINAL | self.check(dtm, FINAL_MAX, k)?);
+            let level = self.check(dtm, FINAL_MAX, k)?;
+            let new = with_value(cur, FINAL | level);
             match slot.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    side.levels.insert(block, level);
+                    return Ok(());
+                }
                 Err(actual) => cur = actual,
             }
         }
@@ -513,16 +586,24 @@ impl Generator<'_> {
     /// The last undecided move of position `i` of side `k` turned out won for the
     /// opponent (`word` is the slot as that last decrement found it): the position is
     /// lost unless a capture already wins or draws.
-    fn mark_loss(&self, k: usize, i: usize, at_least: u32, word: u32) -> Result<(), GenerateError> {
+    fn mark_loss(
+        &self,
+        k: usize,
+        i: usize,
+        block: usize,
+        at_least: u32,
+        word: u32,
+    ) -> Result<(), GenerateError> {
         let v = value_of(word);
         if v & (FINAL | TENTATIVE | NO_LOSS) != 0 {
             return Ok(());
         }
         let dtm = at_least.max(u32::from(v & LOSS_MAX));
-        let new = FINAL | self.check(dtm, FINAL_MAX, k)?;
+        let level = self.check(dtm, FINAL_MAX, k)?;
         // With the counter at zero no decrement comes any more, and at a level where
         // wins are confirmed no win is marked, so nothing else writes this slot now.
-        self.sides[k].words.as_slice()[i].store(u32::from(new), Relaxed);
+        self.sides[k].words.as_slice()[i].store(u32::from(FINAL | level), Relaxed);
+        self.sides[k].levels.insert(block, level);
         Ok(())
     }
 }

@@ -336,6 +336,14 @@ impl SectorIndex {
         (index, fixing)
     }
 
+    /// The index of the position `(us, them)` and the block it lies in (see
+    /// [`SectorIndex::index_with_stabiliser`]).
+    #[inline]
+    pub fn index_and_block(&self, us: Bitboard, them: Bitboard) -> (u64, usize) {
+        let (block, _, index) = self.locate(us, them);
+        (index, block)
+    }
+
     /// The index of the position `(us, them)` (see [`SectorIndex::index_with_stabiliser`]).
     #[inline]
     pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
