@@ -211,7 +211,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         solved.len(),
         reports.len() - solved.len(),
         positions as f64 / secs.max(1e-9) / 1e6,
-        driver::peak_memory().map_or("unknown".into(), human_bytes)
+        // The peak is reset for each pair: the run's peak is the largest pair's.
+        solved
+            .iter()
+            .filter_map(|r| r.peak_memory)
+            .max()
+            .or_else(driver::peak_memory)
+            .map_or("unknown".into(), human_bytes)
     );
     Ok(())
 }
