@@ -28,9 +28,11 @@
 //! have a position decided at that level, as recorded when values are written: most
 //! of a long sector's levels hold few positions.
 //!
-//! Taking a position back first computes all its predecessors' indices and loads
-//! their words with plain loads, so the cache misses overlap, before the atomic
-//! updates (which would otherwise wait for each miss in turn).
+//! Taking a position back first computes all its predecessors' indices, prefetching
+//! each slot, and meanwhile the previous position's predecessors are updated (a
+//! pipeline one position deep): the cache misses overlap with the index arithmetic
+//! instead of following it. The initialisation prefetches its capture lookups the
+//! same way.
 
 use crate::index::SectorIndex;
 use crate::mmap::{prefetch, AtomicWords};
