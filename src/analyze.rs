@@ -93,8 +93,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let tb = Tablebase::open(&args.tb.path())?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
     let history = crate::args::history(&game);
+    let clock = std::time::Instant::now();
     let moves = analyze(&mut searcher, &pos, limits, &history);
     let root = searcher.search(&pos, limits, &history);
+    let secs = clock.elapsed().as_secs_f64();
+    let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
     tb.damage()?;
     if args.json {
         outln!(
@@ -140,5 +143,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         };
         outln!("  {:<12} {verdict}", a.mv.to_string());
     }
+    outln!(
+        "search:   {nodes} nodes in {secs:.3} s ({:.2} M nodes/s)",
+        nodes as f64 / secs.max(1e-9) / 1e6
+    );
     Ok(())
 }

@@ -718,3 +718,61 @@ fn a_closed_pipe_ends_output_without_a_panic() {
     let stderr = text(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn value_only_proves_the_same_result_without_a_distance() {
+    let dir = three_three();
+    let tb = path(&dir);
+    // The empty board with three pieces each to place: every line ends in sector 3-3.
+    let fen = ".../.../.../....../.../.../... w 3 3";
+    let full = ok(&["solve", "--fen", fen, "--depth", "30", "--tb", tb]);
+    let quick = ok(&[
+        "solve",
+        "--fen",
+        fen,
+        "--depth",
+        "30",
+        "--value-only",
+        "--tb",
+        tb,
+    ]);
+    assert!(full.contains("obtained:  proof search at depth"), "{full}");
+    assert!(
+        quick.contains("obtained:  proof search (value only, distance not computed) at depth"),
+        "{quick}"
+    );
+    // The same result, without "in N plies".
+    let (v_full, v_quick) = (value_line(&full), value_line(&quick));
+    assert!(
+        v_full.starts_with(&v_quick) && v_full.contains(" in "),
+        "{v_full} / {v_quick}"
+    );
+    assert!(!v_quick.contains(" in "), "{v_quick}");
+    let nodes = |out: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("search:"))
+            .expect("a search line");
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    assert!(nodes(&quick) < nodes(&full), "{quick}\n{full}");
+    // analyze: every move with its value, and the work done.
+    let out = ok(&[
+        "analyze",
+        "--fen",
+        fen,
+        "--depth",
+        "30",
+        "--value-only",
+        "--tb",
+        tb,
+    ]);
+    let moves: Vec<&str> = out.lines().filter(|l| l.starts_with("  ")).collect();
+    assert_eq!(moves.len(), 24, "{out}");
+    assert!(moves.iter().all(|l| !l.contains(" in ")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("search:   ") && l.contains(" nodes in ")),
+        "{out}"
+    );
+}
