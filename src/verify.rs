@@ -4,6 +4,7 @@ use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_tablebase::verify::verify_sector;
 use morris_tablebase::{Sector, SectorFile, SectorIndex, Tablebase};
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// `n` things, with the plural for any `n` but one.
@@ -14,7 +15,6 @@ fn plural(n: u64, thing: &str) -> String {
         format!("{n} {thing}s")
     }
 }
-use std::collections::HashMap;
 
 /// Check every tablebase file: header, size and checksum; with --full, every value.
 #[derive(clap::Args)]

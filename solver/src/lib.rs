@@ -75,9 +75,6 @@ pub fn analyze(
         let child = pos.play_unchecked(mv);
         let canonical = child.canonical_packed();
         let known = seen.iter().find(|(c, _)| share && *c == canonical);
-        // A move back to a state of the game is a repetition: a draw by the
-        // search's rule, as `search` scores it inside the tree (unless the game
-        // ends first).
         let result = if let Some((_, r)) = known {
             // Its line is in the other position's orientation: left out.
             SearchResult {
@@ -88,6 +85,9 @@ pub fn analyze(
                 ..r.clone()
             }
         } else if history.contains(&child.hash()) && child.end().is_none() {
+            // A move back to a state of the game is a repetition: a draw by the
+            // search's rule, as `search` scores it inside the tree (unless the game
+            // ends first).
             SearchResult {
                 score: 0,
                 value: None,

@@ -220,9 +220,9 @@ mod tests {
                     "{variant} {sector}"
                 );
             }
-            // Change one value of 4-3 (a win in 1 becomes a win in 3, say): the
-            // position itself disagrees with its successors, and so do positions of
-            // 3-4 that lead to it with their value depending on it, if any.
+            // Change one value of 4-3, a win in 1 into a win in 3: that position's
+            // successors still say 1, and no other position of 4-3 reads it (its
+            // moves lead to 3-4).
             let k = all
                 .iter()
                 .position(|(s, _)| *s == Sector::new(4, 3).expect("a sector"));
