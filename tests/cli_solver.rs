@@ -725,17 +725,13 @@ fn value_only_proves_the_same_result_without_a_distance() {
     let tb = path(&dir);
     // The empty board with three pieces each to place: every line ends in sector 3-3.
     let fen = ".../.../.../....../.../.../... w 3 3";
-    let full = ok(&["solve", "--fen", fen, "--depth", "30", "--tb", tb]);
-    let quick = ok(&[
-        "solve",
-        "--fen",
-        fen,
-        "--depth",
-        "30",
-        "--value-only",
-        "--tb",
-        tb,
-    ]);
+    let run = |cmd: &str, extra: &[&str]| {
+        let mut args = vec![cmd, "--fen", fen, "--depth", "30", "--tb", tb];
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    let full = run("solve", &[]);
+    let quick = run("solve", &["--value-only"]);
     assert!(full.contains("obtained:  proof search at depth"), "{full}");
     assert!(
         quick.contains("obtained:  proof search (value only, distance not computed) at depth"),
@@ -757,16 +753,7 @@ fn value_only_proves_the_same_result_without_a_distance() {
     };
     assert!(nodes(&quick) < nodes(&full), "{quick}\n{full}");
     // analyze: every move with its value, and the work done.
-    let out = ok(&[
-        "analyze",
-        "--fen",
-        fen,
-        "--depth",
-        "30",
-        "--value-only",
-        "--tb",
-        tb,
-    ]);
+    let out = run("analyze", &["--value-only"]);
     let moves: Vec<&str> = out.lines().filter(|l| l.starts_with("  ")).collect();
     assert_eq!(moves.len(), 24, "{out}");
     assert!(moves.iter().all(|l| !l.contains(" in ")), "{out}");
