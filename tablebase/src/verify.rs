@@ -45,47 +45,89 @@ pub enum Slot {
     Capture(usize),
 }
 
+/// The successors of one position, located but not yet read: the first half of
+/// [`value_from_successors`], kept apart so that the reads of one position can wait
+/// while the next position's successors are located.
+#[derive(Clone, Debug)]
+pub struct Successors {
+    /// The position is a finished game (its side to move is blocked).
+    ended: bool,
+    slots: [Slot; MAX_MOVES],
+    len: usize,
+}
+
+impl Default for Successors {
+    fn default() -> Successors {
+        Successors {
+            ended: false,
+            slots: [Slot::Lost; MAX_MOVES],
+            len: 0,
+        }
+    }
+}
+
+impl Successors {
+    /// Locate the successors of `pos` with `locate` (the side to move's pieces first;
+    /// it may start loading the entry), replacing what the buffer held.
+    pub fn locate(&mut self, pos: &Position, locate: impl Fn(Bitboard, Bitboard) -> Slot) {
+        self.ended = pos.end().is_some();
+        self.len = 0;
+        if self.ended {
+            return;
+        }
+        let moves = pos.legal_moves();
+        for (slot, &m) in self.slots.iter_mut().zip(moves.iter()) {
+            let next = pos.play_unchecked(m);
+            *slot = if next.is_reduced(next.side_to_move()) {
+                Slot::Lost
+            } else {
+                locate(next.us(), next.them())
+            };
+        }
+        self.len = moves.len();
+    }
+
+    /// The value of the position from its successors' values, read with `read`.
+    pub fn value(&self, read: impl Fn(Slot) -> Value) -> Value {
+        if self.ended {
+            // In a sector a finished game is a blocked side to move: lost now.
+            return Value::decided(0);
+        }
+        // Distances in u32: a corrupt neighbour's value must not overflow.
+        let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
+        for &slot in &self.slots[..self.len] {
+            let v = match slot {
+                Slot::Lost => Value::decided(0),
+                _ => read(slot),
+            };
+            match v.dtm().map(u32::from) {
+                None => draw = true,
+                Some(d) if d % 2 == 0 => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
+                Some(d) => worst_loss = worst_loss.max(d + 1),
+            }
+        }
+        // A distance beyond the encoding saturates: it then differs from anything stored.
+        let decided = |d: u32| Value(u16::try_from(d + 1).unwrap_or(u16::MAX));
+        match best_win {
+            Some(d) => decided(d),
+            None if draw => Value::DRAW,
+            None => decided(worst_loss),
+        }
+    }
+}
+
 /// The value of a position computed from its successors. `locate` says where each
 /// successor's value is stored (the side to move's pieces first; it may start loading
-/// the entry); `read` reads it. All successors are located before any is read, so
-/// the reads of one position overlap. Finished games are looked up as such.
+/// the entry); `read` reads it. All successors are located before any is read.
+/// Finished games are looked up as such.
 pub fn value_from_successors(
     pos: &Position,
     locate: impl Fn(Bitboard, Bitboard) -> Slot,
     read: impl Fn(Slot) -> Value,
 ) -> Value {
-    if pos.end().is_some() {
-        // In a sector a finished game is a blocked side to move: lost now.
-        return Value::decided(0);
-    }
-    let moves = pos.legal_moves();
-    let mut slots = [Slot::Lost; MAX_MOVES];
-    for (slot, &m) in slots.iter_mut().zip(moves.iter()) {
-        let next = pos.play_unchecked(m);
-        if !next.is_reduced(next.side_to_move()) {
-            *slot = locate(next.us(), next.them());
-        }
-    }
-    // Distances in u32: a corrupt neighbour's value must not overflow.
-    let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
-    for &slot in &slots[..moves.len()] {
-        let v = match slot {
-            Slot::Lost => Value::decided(0),
-            _ => read(slot),
-        };
-        match v.dtm().map(u32::from) {
-            None => draw = true,
-            Some(d) if d % 2 == 0 => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
-            Some(d) => worst_loss = worst_loss.max(d + 1),
-        }
-    }
-    // A distance beyond the encoding saturates: it then differs from anything stored.
-    let decided = |d: u32| Value(u16::try_from(d + 1).unwrap_or(u16::MAX));
-    match best_win {
-        Some(d) => decided(d),
-        None if draw => Value::DRAW,
-        None => decided(worst_loss),
-    }
+    let mut successors = Successors::default();
+    successors.locate(pos, locate);
+    successors.value(read)
 }
 
 /// Recompute every value of `sector` from its successors. `values(s)` gives the stored
@@ -150,19 +192,35 @@ pub fn verify_sector<'a>(
     };
     let count = AtomicU64::new(0);
     let example = std::sync::Mutex::new(None);
+    let check = |i: u64, successors: &Successors| {
+        let stored = Value(own[i as usize]);
+        let computed = successors.value(read);
+        if stored != computed {
+            count.fetch_add(1, Relaxed);
+            let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
+            if ex.is_none() {
+                *ex = Some((i, stored, computed));
+            }
+        }
+    };
     (0..index.blocks()).into_par_iter().for_each(|b| {
+        // Pipelined one position deep: a position's successors are located (and
+        // prefetched) before the previous position's are read.
+        let mut buffers = [Successors::default(), Successors::default()];
+        let mut previous: Option<u64> = None;
         let mut n = 0;
         for (i, us, them) in index.block_positions(b) {
-            let stored = Value(own[i as usize]);
-            let computed = value_from_successors(&to_position(variant, us, them), locate, read);
-            if stored != computed {
-                count.fetch_add(1, Relaxed);
-                let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
-                if ex.is_none() {
-                    *ex = Some((i, stored, computed));
-                }
+            let [next, ready] = &mut buffers;
+            next.locate(&to_position(variant, us, them), locate);
+            if let Some(j) = previous {
+                check(j, ready);
             }
+            buffers.swap(0, 1);
+            previous = Some(i);
             n += 1;
+        }
+        if let Some(j) = previous {
+            check(j, &buffers[1]);
         }
         progress(n);
     });
