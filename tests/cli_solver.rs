@@ -740,7 +740,7 @@ fn value_only_proves_the_same_result_without_a_distance() {
     // The same result, without "in N plies".
     let (v_full, v_quick) = (value_line(&full), value_line(&quick));
     assert!(
-        v_full.starts_with(&v_quick) && v_full.contains(" in "),
+        v_full.starts_with(v_quick) && v_full.contains(" in "),
         "{v_full} / {v_quick}"
     );
     assert!(!v_quick.contains(" in "), "{v_quick}");
