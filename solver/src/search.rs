@@ -25,6 +25,8 @@ pub const MATE_BOUND: i32 = MATE - 2_000;
 /// Heuristic scores stay within this.
 pub const EVAL_MAX: i32 = 10_000;
 const INF: i32 = MATE + 1;
+/// Nodes with at least this much depth left try an enhanced transposition cutoff.
+const ETC_DEPTH: i32 = 5;
 
 /// Limits of a search; `None` means no limit.
 #[derive(Clone, Copy, Debug, Default)]
@@ -476,6 +478,21 @@ impl<'a> Searcher<'a> {
             }
         }
         let mut moves = pos.legal_moves();
+        if depth >= ETC_DEPTH {
+            if let Some((s, m, h)) = self.transposition_cutoff(pos, &moves, depth, beta, ply) {
+                self.tt.store(
+                    tt_key,
+                    Entry {
+                        score: to_tt(s, ply),
+                        depth: depth.clamp(0, 255) as u8,
+                        bound: Bound::Lower,
+                        heuristic: h,
+                        best: Some(m.transformed(sym)),
+                    },
+                );
+                return (s, h);
+            }
+        }
         let mut keys = [0u32; morris_engine::MAX_MOVES];
         let keys = &mut keys[..moves.len()];
         self.order_keys(pos, &moves, tt_move, ply, keys);
@@ -527,6 +544,36 @@ impl<'a> Searcher<'a> {
             );
         }
         (best, heuristic)
+    }
+
+    /// Enhanced transposition cutoff: a move whose position the table already shows
+    /// to be worth at least `beta` to us cuts the node off before any search.
+    /// Returns the score, the move and the heuristic flag.
+    fn transposition_cutoff(
+        &mut self,
+        pos: &Position,
+        moves: &[Move],
+        depth: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<(i32, Move, bool)> {
+        for &m in moves {
+            let child = pos.play_unchecked(m);
+            if child.end().is_some() || self.path.contains(&child.hash()) {
+                continue;
+            }
+            let (key, _) = table_key(&child);
+            let Some(e) = self.tt.probe(key) else {
+                continue;
+            };
+            // The child's upper bound is our lower bound.
+            let s = -from_tt(e.score, ply + 1);
+            let deep = i32::from(e.depth) >= depth - 1 || !e.heuristic;
+            if deep && matches!(e.bound, Bound::Upper | Bound::Exact) && s >= beta {
+                return Some((s, m, e.heuristic));
+            }
+        }
+        None
     }
 
     fn remember_cutoff(&mut self, m: Move, ply: usize, depth: i32) {
