@@ -51,12 +51,6 @@ fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> ser
     }
 }
 
-/// The value of the position a move leads to, when it is proven (exact, or a proven
-/// result with an upper bound on the distance).
-fn move_value(a: &MoveAnalysis) -> Option<Verdict> {
-    a.result.value
-}
-
 /// The JSON document of an analysis.
 fn to_json(
     pos: &Position,
@@ -70,7 +64,7 @@ fn to_json(
         "perspective": "\"value\" is for the side to move in the analysed position; each move's \"value\" is for the side to move in the position the move leads to (the opponent), as in chess tablebase explorers",
         "value": value_json(root.value, root.score, root.provenance),
         "moves": moves.iter().map(|a| {
-            let mut v = value_json(move_value(a), a.result.score, a.result.provenance);
+            let mut v = value_json(a.result.value, a.result.score, a.result.provenance);
             v["move"] = serde_json::Value::from(a.mv.to_string());
             v
         }).collect::<Vec<_>>(),
@@ -123,7 +117,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let mover = pos.side_to_move();
     for a in &moves {
-        let verdict = match move_value(a) {
+        let verdict = match a.result.value {
             Some(v) => {
                 let within = if a.result.provenance.is_exact() {
                     ""

@@ -102,11 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Ok(());
         }
         if pos.side_to_move() != human {
-            let history: Vec<u64> = game.positions()[..game.positions().len() - 1]
-                .iter()
-                .map(Position::hash)
-                .collect();
-            let r = searcher.search(&pos, limits, &history);
+            let r = searcher.search(&pos, limits, &crate::args::history(&game));
             tb.damage()?;
             let Some(m) = r.best else {
                 anyhow::bail!("the engine found no move");

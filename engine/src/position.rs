@@ -335,6 +335,12 @@ impl Position {
         Bitboard::from_bits_truncate(!(self.pieces[0].bits() | self.pieces[1].bits()))
     }
 
+    /// Whether a piece is still in either hand: the placing phase has not ended for
+    /// both players (a tablebase covers only positions where it has).
+    pub const fn pieces_in_hand(&self) -> bool {
+        self.hand[0] + self.hand[1] > 0
+    }
+
     /// Whether the colour has lost by rule 1: empty hand and at most two pieces.
     pub const fn is_reduced(&self, color: Color) -> bool {
         self.hand[color as usize] == 0 && self.pieces[color as usize].count() <= 2
@@ -569,11 +575,6 @@ impl Position {
             }
         }
         best
-    }
-
-    /// The packed form of [`Position::canonical`].
-    pub fn canonical_packed(&self) -> u64 {
-        self.canonical().0.packed()
     }
 
     /// The key of the threefold rule: the 24 points and the side to move, hands ignored.

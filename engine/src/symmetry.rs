@@ -108,19 +108,35 @@ impl Symmetry {
     }
 
     /// The symmetry that undoes this one.
-    pub fn inverse(self) -> Symmetry {
-        Symmetry::ALL
-            .into_iter()
-            .find(|s| {
-                (0..POINT_COUNT).all(|i| {
-                    s.apply_point(self.apply_point(Point::from_index(i)))
-                        .index()
-                        == i
-                })
-            })
-            .unwrap_or(Symmetry::IDENTITY)
+    pub const fn inverse(self) -> Symmetry {
+        Symmetry(INVERSE[self.index()])
     }
 }
+
+/// The inverse of each symmetry, by index: the one that maps every point back.
+const INVERSE: [u8; SYMMETRY_COUNT] = {
+    let mut inv = [0u8; SYMMETRY_COUNT];
+    let mut a = 0;
+    while a < SYMMETRY_COUNT {
+        let mut b = 0;
+        while b < SYMMETRY_COUNT {
+            let mut undoes = true;
+            let mut i = 0;
+            while i < POINT_COUNT {
+                let p = Symmetry(b as u8)
+                    .apply_point(Symmetry(a as u8).apply_point(Point::from_index(i)));
+                undoes &= p.index() == i;
+                i += 1;
+            }
+            if undoes {
+                inv[a] = b as u8;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    inv
+};
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,7 @@ pub use search::{
 };
 pub use tt::TranspositionTable;
 
-use morris_engine::{Color, Move, Position};
+use morris_engine::{Move, Position};
 
 /// One legal move and what it leads to.
 #[derive(Clone, Debug)]
@@ -66,14 +66,14 @@ pub fn analyze(
     // placing, since no state with a piece in hand ever comes back (the hands only
     // shrink) and a child's subtree cannot reach one. Such moves share one search
     // (the later ones without a line).
-    let share = history.is_empty() || pos.hand(Color::White) + pos.hand(Color::Black) > 0;
+    let share = history.is_empty() || pos.pieces_in_hand();
     let mut history = history.to_vec();
     history.push(pos.hash());
     let mut seen: Vec<(u64, SearchResult)> = Vec::new();
     let mut out: Vec<MoveAnalysis> = Vec::new();
     for &mv in pos.legal_moves().iter() {
         let child = pos.play_unchecked(mv);
-        let canonical = child.canonical_packed();
+        let canonical = child.canonical().0.packed();
         let known = seen.iter().find(|(c, _)| share && *c == canonical);
         let result = if let Some((_, r)) = known {
             // Its line is in the other position's orientation: left out.

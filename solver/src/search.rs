@@ -193,8 +193,6 @@ pub struct Searcher<'a> {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     stopped: bool,
-    /// The inverse of each symmetry, by index.
-    inverse: [Symmetry; 16],
 }
 
 /// Heuristic evaluation for the side to move: material (board and hand), lines of
@@ -224,7 +222,6 @@ impl<'a> Searcher<'a> {
             deadline: None,
             node_limit: None,
             stopped: false,
-            inverse: Symmetry::ALL.map(Symmetry::inverse),
         }
     }
 
@@ -401,7 +398,7 @@ impl<'a> Searcher<'a> {
             let Some(m) = self.tt.probe(key).and_then(|e| e.best) else {
                 break;
             };
-            let m = m.transformed(self.inverse[sym.index()]);
+            let m = m.transformed(sym.inverse());
             if !pos.is_legal(m) {
                 break;
             }
@@ -463,7 +460,7 @@ impl<'a> Searcher<'a> {
         let mut tt_move = None;
         if let Some(e) = entry {
             self.stats.tt_hits += 1;
-            tt_move = e.best.map(|m| m.transformed(self.inverse[sym.index()]));
+            tt_move = e.best.map(|m| m.transformed(sym.inverse()));
             // An exact (not heuristic) score holds at any depth.
             if ply > 0 && (i32::from(e.depth) >= depth || !e.heuristic) {
                 let s = from_tt(e.score, ply);
@@ -654,7 +651,7 @@ fn pick(moves: &mut [Move], keys: &mut [u32], i: usize) {
 /// transpositions (the search of the empty board meets each class up to 16 times).
 /// Afterwards the plain hash: there they are rare and canonicalising costs more.
 fn table_key(pos: &Position) -> (u64, Symmetry) {
-    if pos.hand(Color::White) + pos.hand(Color::Black) > 0 {
+    if pos.pieces_in_hand() {
         let (canonical, sym) = pos.canonical();
         (canonical.hash(), sym)
     } else {

@@ -109,8 +109,7 @@ impl Tablebase {
     /// The sector a position belongs to, if it is a movement-phase position with at
     /// least three pieces a side.
     pub fn sector_of(pos: &Position) -> Option<Sector> {
-        if pos.hand(morris_engine::Color::White) != 0 || pos.hand(morris_engine::Color::Black) != 0
-        {
+        if pos.pieces_in_hand() {
             return None;
         }
         Sector::new(pos.us().count() as u8, pos.them().count() as u8)
