@@ -206,21 +206,24 @@ pub fn verify_sector<'a>(
     (0..index.blocks()).into_par_iter().for_each(|b| {
         // Pipelined one position deep: a position's successors are located (and
         // prefetched) before the previous position's are read.
+        // The two buffers change roles by index: swapping them would copy kilobytes.
         let mut buffers = [Successors::default(), Successors::default()];
         let mut previous: Option<u64> = None;
         let mut n = 0;
+        let mut k = 0;
         for (i, us, them) in index.block_positions(b) {
-            let [next, ready] = &mut buffers;
+            let [first, second] = &mut buffers;
+            let (next, ready) = if k == 0 { (first, second) } else { (second, first) };
             next.locate(&to_position(variant, us, them), locate);
             if let Some(j) = previous {
                 check(j, ready);
             }
-            buffers.swap(0, 1);
+            k ^= 1;
             previous = Some(i);
             n += 1;
         }
         if let Some(j) = previous {
-            check(j, &buffers[1]);
+            check(j, &buffers[k ^ 1]);
         }
         progress(n);
     });
