@@ -203,27 +203,25 @@ pub fn verify_sector<'a>(
             }
         }
     };
-    (0..index.blocks()).into_par_iter().for_each(|b| {
+    (0..index.blocks()).into_par_iter().for_each(|block| {
         // Pipelined one position deep: a position's successors are located (and
         // prefetched) before the previous position's are read.
-        // The two buffers change roles by index: swapping them would copy kilobytes.
-        let mut buffers = [Successors::default(), Successors::default()];
+        // The references are swapped, not the buffers (each holds kilobytes).
+        let (mut first, mut second) = (Successors::default(), Successors::default());
+        let (mut next, mut ready) = (&mut first, &mut second);
         let mut previous: Option<u64> = None;
         let mut n = 0;
-        let mut k = 0;
-        for (i, us, them) in index.block_positions(b) {
-            let [first, second] = &mut buffers;
-            let (next, ready) = if k == 0 { (first, second) } else { (second, first) };
+        for (i, us, them) in index.block_positions(block) {
             next.locate(&to_position(variant, us, them), locate);
             if let Some(j) = previous {
                 check(j, ready);
             }
-            k ^= 1;
+            std::mem::swap(&mut next, &mut ready);
             previous = Some(i);
             n += 1;
         }
         if let Some(j) = previous {
-            check(j, &buffers[k ^ 1]);
+            check(j, ready);
         }
         progress(n);
     });
