@@ -477,16 +477,8 @@ impl<'a> Searcher<'a> {
         let mut moves = pos.legal_moves();
         if depth >= ETC_DEPTH {
             if let Some((s, m, h)) = self.transposition_cutoff(pos, &moves, depth, beta, ply) {
-                self.tt.store(
-                    tt_key,
-                    Entry {
-                        score: to_tt(s, ply),
-                        depth: depth.clamp(0, 255) as u8,
-                        bound: Bound::Lower,
-                        heuristic: h,
-                        best: Some(m.transformed(sym)),
-                    },
-                );
+                let entry = table_entry(s, ply, depth, Bound::Lower, h, Some(m), sym);
+                self.tt.store(tt_key, entry);
                 return (s, h);
             }
         }
@@ -529,16 +521,8 @@ impl<'a> Searcher<'a> {
             } else {
                 Bound::Upper
             };
-            self.tt.store(
-                tt_key,
-                Entry {
-                    score: to_tt(best, ply),
-                    depth: depth.clamp(0, 255) as u8,
-                    bound,
-                    heuristic,
-                    best: best_move.map(|m| m.transformed(sym)),
-                },
-            );
+            let entry = table_entry(best, ply, depth, bound, heuristic, best_move, sym);
+            self.tt.store(tt_key, entry);
         }
         (best, heuristic)
     }
@@ -643,6 +627,27 @@ fn pick(moves: &mut [Move], keys: &mut [u32], i: usize) {
     }
     moves.swap(i, best);
     keys.swap(i, best);
+}
+
+/// The table entry of a node searched at `ply` with `depth` left: the score made
+/// independent of the ply, the best move put in the frame of the key (`sym` maps the
+/// position to its key's position).
+fn table_entry(
+    score: i32,
+    ply: usize,
+    depth: i32,
+    bound: Bound,
+    heuristic: bool,
+    best: Option<Move>,
+    sym: Symmetry,
+) -> Entry {
+    Entry {
+        score: to_tt(score, ply),
+        depth: depth.clamp(0, 255) as u8,
+        bound,
+        heuristic,
+        best: best.map(|m| m.transformed(sym)),
+    }
 }
 
 /// The transposition-table key of a position, and the symmetry that maps it onto the
