@@ -5,7 +5,7 @@ use crate::solve::describe_value;
 use crate::tb::TbDir;
 use morris_engine::{EndReason, Position};
 use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher, Verdict};
-use morris_tablebase::{Tablebase, Wdl};
+use morris_tablebase::Wdl;
 
 /// List every legal move, best first: quickest win, then draws, then slowest loss.
 #[derive(clap::Args)]
@@ -84,7 +84,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         outln!("game over: {end}");
         return Ok(());
     }
-    let tb = Tablebase::open(&args.tb.path())?;
+    let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
     let history = crate::args::history(&game);
     let clock = std::time::Instant::now();
@@ -92,7 +92,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = searcher.search(&pos, limits, &history);
     let secs = clock.elapsed().as_secs_f64();
     let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
-    tb.damage()?;
     if args.json {
         outln!(
             "{}",

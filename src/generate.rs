@@ -1,6 +1,5 @@
 //! `morris generate`: solve movement-phase sectors into tablebase files.
 
-use crate::args::InputError;
 use crate::tb::{human_bytes, TbDir, Variants};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::Variant;
@@ -33,9 +32,9 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    /// Worker threads, 1 to 1024 [default: all cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]
+    threads: Option<u16>,
 }
 
 /// Progress bars and log lines of a generation run.
@@ -170,14 +169,7 @@ impl Reporter for Progress {
 /// # Errors
 /// An input error for bad options; a failure to write or solve.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    if let Some(n) = args.threads {
-        if n == 0 {
-            return Err(InputError("--threads must be at least 1".into()).into());
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()?;
-    }
+    crate::tb::start_threads(args.threads)?;
     let targets: Vec<Sector> = if args.sector.is_empty() {
         Sector::all()
             .into_iter()

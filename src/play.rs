@@ -5,7 +5,6 @@ use crate::tb::TbDir;
 use clap::ValueEnum;
 use morris_engine::{notation, Color, Position};
 use morris_solver::{Limits, Searcher};
-use morris_tablebase::Tablebase;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
@@ -78,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ColorArg::Black => Color::Black,
     };
     let mut game = args.position.game()?;
-    let tb = Tablebase::open(&args.tb.path())?;
+    let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.hash);
     let limits = Limits {
         time: Some(Duration::from_secs_f64(args.time)),
@@ -103,7 +102,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         if pos.side_to_move() != human {
             let r = searcher.search(&pos, limits, &crate::args::history(&game));
-            tb.damage()?;
             let Some(m) = r.best else {
                 anyhow::bail!("the engine found no move");
             };

@@ -42,11 +42,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     };
     let dir = args.tb.path();
-    let tb = Tablebase::open(&dir)?;
-    if let Some(file) = tb.file(pos.variant(), sector) {
-        file.check_payload()?;
-    }
-    match tb.probe(&pos) {
+    let tb = args.tb.open()?;
+    match tb.probe(&pos)? {
         Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} --sector {sector}`)",

@@ -156,11 +156,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         outln!("value:     game over: {end}");
         return Ok(());
     }
-    let tb = Tablebase::open(&dir)?;
+    let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash);
     let result = searcher.search(&pos, limits, &crate::args::history(&game));
     let best_moves = searcher.tablebase_best_moves(&pos);
-    tb.damage()?;
     report(&pos, &result, &best_moves);
     Ok(())
 }

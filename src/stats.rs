@@ -1,7 +1,7 @@
 //! `morris stats`: what the tablebases hold.
 
 use crate::tb::TbDir;
-use morris_tablebase::{SectorStats, Tablebase};
+use morris_tablebase::SectorStats;
 
 /// Per-sector counts of wins, draws and losses, and the longest distances.
 #[derive(clap::Args)]
@@ -24,7 +24,7 @@ pub struct Args {
 /// A bad tablebase file, named.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
-    let tb = Tablebase::open(&dir)?;
+    let tb = args.tb.open()?;
     let rows: Vec<_> = tb
         .sectors()
         .map(|(v, s, f)| (v, s, f.header().stats))

@@ -3,7 +3,7 @@
 use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_tablebase::verify::verify_sector;
-use morris_tablebase::{Sector, SectorFile, SectorIndex, Tablebase};
+use morris_tablebase::{Sector, SectorFile, SectorIndex};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -50,10 +50,11 @@ pub struct Args {
 /// # Errors
 /// The number of bad files and mismatches.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    crate::tb::start_threads(None)?;
     let dir = args.tb.path();
     let mut bad = 0u64;
     let mut files = HashMap::new();
-    let scanned = Tablebase::scan(&dir)?;
+    let scanned = args.tb.scan()?;
     if scanned.is_empty() {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
@@ -115,7 +116,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            let lookup = |s| files.get(&(variant, s)).map(SectorFile::values);
+            // Every file in `files` passed its checksum above.
+            let lookup = |s| {
+                files
+                    .get(&(variant, s))
+                    .and_then(|f: &SectorFile| f.values().ok())
+            };
             let start = Instant::now();
             match verify_sector(variant, sector, &lookup, &|n| bar.inc(n)) {
                 Ok(m) => {

@@ -224,7 +224,7 @@ fn solve_a_tablebase_position_and_a_placement_position() {
     let tb = Tablebase::open(dir.path()).unwrap();
 
     let pos = position(THREE_THREE);
-    let stored = tb.probe(&pos).unwrap();
+    let stored = tb.probe(&pos).expect("intact tables").unwrap();
     let out = ok(&["solve", "--fen", THREE_THREE, "--tb", path(&dir)]);
     assert_eq!(value_line(&out), describe(stored, Color::Black), "{out}");
     assert!(out.contains("obtained:  tablebase"), "{out}");
@@ -247,7 +247,11 @@ fn solve_a_tablebase_position_and_a_placement_position() {
     let best = pos
         .legal_moves()
         .iter()
-        .map(|&m| tb.probe(&pos.play_unchecked(m)).unwrap())
+        .map(|&m| {
+            tb.probe(&pos.play_unchecked(m))
+                .expect("intact tables")
+                .unwrap()
+        })
         .min_by_key(|v| match (v.wdl(), v.dtm()) {
             (Wdl::Loss, Some(d)) => (0, i32::from(d)),
             (Wdl::Draw, _) => (1, 0),
@@ -354,7 +358,7 @@ fn analyze_json_lists_every_move_best_first() {
             let child = pos.play(mv).unwrap();
             let wdl = m["wdl"].as_str().unwrap();
             let dtm = m["dtm"].as_u64();
-            match tb.probe(&child) {
+            match tb.probe(&child).expect("intact tables") {
                 Some(v) => {
                     assert_eq!((wdl, dtm), (wdl_name(v), v.dtm().map(u64::from)), "{m}");
                     assert_eq!(m["provenance"], "tablebase", "{m}");
@@ -542,7 +546,10 @@ fn play_announces_the_end_of_the_game() {
 fn probe_covered_and_uncovered_positions() {
     let dir = three_three();
     let tb = Tablebase::open(dir.path()).unwrap();
-    let v = tb.probe(&position(THREE_THREE)).unwrap();
+    let v = tb
+        .probe(&position(THREE_THREE))
+        .expect("intact tables")
+        .unwrap();
     let out = ok(&["probe", "--fen", THREE_THREE, "--tb", path(&dir)]);
     let want = match (v.wdl(), v.dtm()) {
         (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", plies(d)),

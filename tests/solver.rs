@@ -91,7 +91,7 @@ fn exact(tb: &Tablebase, pos: &Position, plies: u32) -> i32 {
     if let Some(s) = terminal(pos) {
         return s;
     }
-    if let Some(v) = tb.probe(pos) {
+    if let Some(v) = tb.probe(pos).expect("intact tables") {
         return score_of(v);
     }
     assert!(plies > 0, "{pos} is not within reach of the tablebases");
@@ -117,7 +117,7 @@ fn positions_with(
     n: usize,
     keep: impl Fn(Value) -> bool,
 ) -> Vec<Position> {
-    let values = tablebase().values(variant, sector).unwrap();
+    let values = tablebase().file(variant, sector).unwrap().values().unwrap();
     let index = SectorIndex::get(sector.us as usize, sector.them as usize);
     let all: Vec<u64> = (0..values.len() as u64)
         .filter(|&i| keep(Value(values[i as usize])))
@@ -128,7 +128,7 @@ fn positions_with(
         .take(n)
         .map(|&i| {
             let (us, them) = index.position(i);
-            to_position(variant, us, them)
+            to_position(variant, us, them).expect("a valid position")
         })
         .collect()
 }
@@ -159,7 +159,7 @@ fn check_line_ends_game(tb: &Tablebase, pos: &Position, line: &[Move], value: im
             p.is_legal(m),
             "{pos}: {m} is illegal after {k} plies of {line:?}"
         );
-        if let Some(v) = tb.probe(&p) {
+        if let Some(v) = tb.probe(&p).expect("intact tables") {
             assert_eq!(
                 v.dtm(),
                 Some((dtm - k) as u16),
@@ -206,7 +206,7 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
                 .into_iter()
                 .map(|i| {
                     let (us, them) = index.position(i);
-                    to_position(variant, us, them)
+                    to_position(variant, us, them).expect("a valid position")
                 })
                 .collect();
             // Uniform samples are mostly far from the end: add some within reach.
@@ -216,7 +216,7 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
             // One searcher per sector: its table carries over from search to search.
             let mut searcher = Searcher::new(None, 16);
             for pos in sample {
-                let stored = tb.probe(&pos).unwrap();
+                let stored = tb.probe(&pos).expect("intact tables").unwrap();
                 let r = searcher.search(&pos, depth(d), &[]);
                 searched += 1;
                 check_no_estimate_in_mate_band(&pos, &r);
@@ -325,7 +325,7 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
     }
     let mut longest = 0;
     for pos in cases {
-        let stored = tb.probe(&pos).unwrap();
+        let stored = tb.probe(&pos).expect("intact tables").unwrap();
         let r = searcher.search(&pos, Limits::default(), &[]);
         assert_eq!(r.provenance, Provenance::Tablebase, "{pos}: {r:?}");
         assert_eq!(r.value, Some(Verdict::from(stored)), "{pos}: {r:?}");
@@ -337,7 +337,7 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
                 assert!(p.is_legal(m), "{pos}: {m} in {:?} is illegal", r.pv);
                 p = p.play_unchecked(m);
                 assert_eq!(
-                    tb.probe(&p),
+                    tb.probe(&p).expect("intact tables"),
                     Some(Value::DRAW),
                     "{pos}: {:?} leaves the draw",
                     r.pv
@@ -641,7 +641,7 @@ fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
             (without.score, without.provenance),
             "{root} depth {d}: a reused searcher differs from a fresh one"
         );
-        assert_eq!(tb.probe(&root), Some(Value::DRAW));
+        assert_eq!(tb.probe(&root).expect("intact tables"), Some(Value::DRAW));
     }
     // analyze() sees the same repetitions.
     let moves = analyze(&mut Searcher::new(None, 16), &root, depth(4), &history);
@@ -717,7 +717,10 @@ fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
     )
     .unwrap();
     let win = morris_engine::notation::parse_move("b6-b4").unwrap();
-    assert_eq!(tablebase().probe(&pos), Some(Value::decided(3)));
+    assert_eq!(
+        tablebase().probe(&pos).expect("intact tables"),
+        Some(Value::decided(3))
+    );
     let history = [pos.play_unchecked(win).hash()];
     let root = Searcher::new(None, 16).search(&pos, depth(6), &history);
     assert!(root.score < MATE_BOUND, "{root:?}");

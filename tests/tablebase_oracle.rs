@@ -644,8 +644,10 @@ fn describe(v: u16) -> String {
 fn compare(oracle: &Oracle, tb: &Tablebase, a: usize, b: usize) {
     let sector = Sector::new(a as u8, b as u8).expect("a sector");
     let stored = tb
-        .values(oracle.variant, sector)
-        .unwrap_or_else(|| panic!("{} {sector} was generated", oracle.variant));
+        .file(oracle.variant, sector)
+        .unwrap_or_else(|| panic!("{} {sector} was generated", oracle.variant))
+        .values()
+        .expect("the file is intact");
     compare_values(oracle, sector, stored, Some(tb));
 }
 
@@ -680,7 +682,10 @@ fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&T
                 side_to_move: side,
             };
             let pos = Position::from_setup(&setup, oracle.variant).expect("a valid position");
-            tb.probe(&pos).expect("the sector is loaded").0
+            tb.probe(&pos)
+                .expect("the file is intact")
+                .expect("the sector is loaded")
+                .0
         });
         if theirs != mine || probed.is_some_and(|p| p != mine) {
             wrong.fetch_add(1, Relaxed);

@@ -227,7 +227,7 @@ impl<'a> Searcher<'a> {
 
     /// The tablebase value of a position, if a loaded sector covers it.
     pub fn probe(&self, pos: &Position) -> Option<Value> {
-        self.tb.and_then(|tb| tb.probe(pos))
+        self.tb.and_then(|tb| tb.probe(pos).ok().flatten())
     }
 
     /// The score of a finished game for its side to move at `ply`.

@@ -31,6 +31,10 @@ pub enum DriverError {
     /// The lock file could not be made or locked.
     #[error("cannot lock {0}: {1}")]
     Lock(String, std::io::Error),
+    /// A finished file could not be read, for a reason that says nothing about its
+    /// content (memory, permissions, I/O): it is not regenerated.
+    #[error("{0} (the file is left as it is; fix the cause and run again)")]
+    Unreadable(FileError),
     /// Another process is generating into the same directory.
     #[error(
         "another `morris generate` is writing to {0}; wait for it or use another --tb directory"
@@ -105,6 +109,67 @@ fn finished(dir: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, 
     Ok(f)
 }
 
+/// A sector's file as found at the start of its pair.
+#[derive(Debug)]
+enum Found {
+    /// Finished and good: keep it.
+    Good(SectorFile),
+    /// Not there: generate it.
+    Missing,
+    /// Present but bad (damaged, truncated, of another version): generate it again.
+    Bad(FileError),
+    /// Could not be read for a reason that says nothing about its content (out of
+    /// memory, permissions, an I/O error, not a regular file): stop the run, since
+    /// regenerating could replace a good file or hide a fault the user must see.
+    Unreadable(FileError),
+}
+
+impl Found {
+    fn of(result: Result<SectorFile, FileError>) -> Found {
+        match result {
+            Ok(f) => Found::Good(f),
+            Err(e) if e.problem.is_missing() => Found::Missing,
+            Err(e) if e.problem.is_bad_file() => Found::Bad(e),
+            Err(e) => Found::Unreadable(e),
+        }
+    }
+}
+
+/// Open (creating it if needed) and lock the directory's lock file. The lock file is
+/// never truncated, and a symbolic link or anything but a regular file under its name
+/// is refused, so a link planted there cannot make this program empty another file;
+/// it is opened without blocking, so a FIFO there cannot hang it.
+fn lock(dir: &Path) -> Result<std::fs::File, DriverError> {
+    let lock_path = dir.join(".generate.lock");
+    let err = |e: std::io::Error| DriverError::Lock(lock_path.display().to_string(), e);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let lock = options.open(&lock_path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return err(std::io::Error::other(
+                "it is a symbolic link; remove it (morris creates the lock file itself)",
+            ));
+        }
+        err(e)
+    })?;
+    if !lock.metadata().map_err(err)?.is_file() {
+        return Err(err(std::io::Error::other(
+            "not a regular file; remove it (morris creates the lock file itself)",
+        )));
+    }
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => Err(DriverError::Busy(dir.display().to_string())),
+        Err(std::fs::TryLockError::Error(e)) => Err(err(e)),
+    }
+}
+
 /// Generate `targets` (and what they need) for `variant` into `dir`.
 ///
 /// # Errors
@@ -119,18 +184,7 @@ pub fn generate(
     std::fs::create_dir_all(dir).map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
     // One writer per directory: the lock is released when the process ends, however
     // it ends.
-    let lock_path = dir.join(".generate.lock");
-    let lock = std::fs::File::create(&lock_path)
-        .map_err(|e| DriverError::Lock(lock_path.display().to_string(), e))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(DriverError::Busy(dir.display().to_string()))
-        }
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(DriverError::Lock(lock_path.display().to_string(), e))
-        }
-    }
+    let _lock = lock(dir)?;
     let order = plan(targets);
     // Sectors found valid or written (and read back) in this run.
     let mut finished_here: HashSet<Sector> = HashSet::new();
@@ -146,11 +200,11 @@ pub fn generate(
         };
         let mut present = Vec::new();
         for &s in &pair {
-            match finished(dir, variant, s) {
-                Ok(f) => present.push(f),
-                Err(e) if matches!(e.problem, crate::file::Problem::Io(ref io) if io.kind() == std::io::ErrorKind::NotFound) =>
-                    {}
-                Err(e) => reporter.log(&format!("{e}; regenerating")),
+            match Found::of(finished(dir, variant, s)) {
+                Found::Good(f) => present.push(f),
+                Found::Missing => {}
+                Found::Bad(e) => reporter.log(&format!("{e}; regenerating")),
+                Found::Unreadable(e) => return Err(DriverError::Unreadable(e)),
             }
         }
         if present.len() == pair.len() {
@@ -175,7 +229,7 @@ pub fn generate(
         for t in pair.iter().filter_map(|s| s.after_capture()) {
             let path = dir.join(file_name(variant, t));
             let f = SectorFile::open(&path, variant, t)?;
-            let copy = ValueCopy::of(f.values()).map_err(|e| FileError {
+            let copy = ValueCopy::of(f.values()?).map_err(|e| FileError {
                 path,
                 problem: e.into(),
             })?;
@@ -211,4 +265,51 @@ pub fn generate(
         }
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::Problem;
+    use std::io;
+
+    fn error(problem: Problem) -> Result<SectorFile, FileError> {
+        Err(FileError {
+            path: "standard-3-3.tb".into(),
+            problem,
+        })
+    }
+
+    /// Only a file whose content is wrong is regenerated: a file that could not be
+    /// read for lack of memory, permissions or an I/O error stops the run.
+    #[test]
+    fn only_bad_content_is_regenerated() {
+        let io = |kind: io::ErrorKind| Problem::Io(io::Error::new(kind, "x"));
+        assert!(matches!(
+            Found::of(error(io(io::ErrorKind::NotFound))),
+            Found::Missing
+        ));
+        for p in [
+            Problem::Checksum,
+            Problem::Truncated(3),
+            Problem::Magic,
+            Problem::HeaderChecksum,
+            Problem::Reserved(80),
+            Problem::Version(9),
+            Problem::Length {
+                found: 1,
+                expected: 2,
+            },
+        ] {
+            assert!(matches!(Found::of(error(p)), Found::Bad(_)));
+        }
+        for p in [
+            io(io::ErrorKind::OutOfMemory),
+            io(io::ErrorKind::PermissionDenied),
+            io(io::ErrorKind::Other),
+            Problem::NotRegular,
+        ] {
+            assert!(matches!(Found::of(error(p)), Found::Unreadable(_)));
+        }
+    }
 }

@@ -21,10 +21,13 @@
 //! | 128 | 2 * count | payload: one `u16` per entry |
 //!
 //! Writing goes to `<name>.tmp`, is synced, then renamed: a file with the final name
-//! is always complete. Opening checks, in order and before mapping anything: the name,
-//! that the file holds at least a header, the header's magic, checksum, version,
-//! encoding, variant and sector against the name, then that the length is exactly
-//! header plus payload. The payload checksum is checked on request.
+//! is always complete. Opening checks, in order and before mapping or reading the
+//! payload: that the name is a regular file (opened without blocking, so a FIFO
+//! cannot hang the program), that it holds at least a header, the header's magic,
+//! checksum, version, encoding, variant and sector against the name, the entry count
+//! against the sector's size, then that the length is exactly header plus payload.
+//! The payload checksum is checked on the first use of the values, and no value is
+//! handed out before (see [`SectorFile`]).
 
 use crate::generate::SectorStats;
 use crate::index::SectorIndex;
@@ -59,6 +62,9 @@ pub enum Problem {
     /// Shorter than a header.
     #[error("truncated: {0} bytes, shorter than the {HEADER_LEN}-byte header")]
     Truncated(u64),
+    /// A reserved header byte is not zero.
+    #[error("corrupt header (reserved byte {0} is not zero)")]
+    Reserved(usize),
     /// Not a tablebase file.
     #[error("not a morris tablebase file (bad magic bytes)")]
     Magic,
@@ -108,6 +114,32 @@ pub enum Problem {
     /// The payload checksum does not match.
     #[error("corrupt payload (checksum mismatch)")]
     Checksum,
+    /// Not a regular file (a directory, a FIFO, a device).
+    #[error("not a regular file")]
+    NotRegular,
+    /// A stored value the header rules out, or an index beyond the sector: the file
+    /// changed after its checksum was checked, or was written wrongly.
+    #[error("corrupt: entry {index} (of {entries}) is out of range or contradicts the header")]
+    Implausible {
+        /// The entry read.
+        index: u64,
+        /// Entries in the file.
+        entries: u64,
+    },
+}
+
+impl Problem {
+    /// Whether the file itself is bad (wrong content, length or kind), as opposed to
+    /// a failure to read a file that may well be good (out of memory, permissions, an
+    /// I/O error): only a bad file may be replaced by generating it again.
+    pub fn is_bad_file(&self) -> bool {
+        !matches!(self, Problem::Io(_) | Problem::NotRegular)
+    }
+
+    /// Whether the file does not exist.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Problem::Io(e) if e.kind() == io::ErrorKind::NotFound)
+    }
 }
 
 /// A problem with a named file.
@@ -192,6 +224,11 @@ impl Header {
         }
         if xxh3_64(&h[0..64]) != u64_at(64) {
             return Err(Problem::HeaderChecksum);
+        }
+        // The reserved bytes after the checksum are not covered by it: they must be
+        // zero, so that no byte of a file goes unchecked.
+        if let Some(at) = h[72..].iter().position(|&b| b != 0) {
+            return Err(Problem::Reserved(72 + at));
         }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
         if version != VERSION {
@@ -287,24 +324,126 @@ pub fn write_sector(
     Ok(header)
 }
 
-/// An opened, header-checked, memory-mapped sector file.
+/// Where an opened file's payload is read from.
+#[derive(Debug)]
+enum Payload {
+    /// Mapped at open.
+    Mapped(MappedFile),
+    /// Read into memory on first use, from this handle on the file opened (so a file
+    /// renamed over it later does not mix with it).
+    Read(File),
+}
+
+/// Why the first use of a payload failed, kept so every later use fails alike.
+#[derive(Debug, Clone)]
+enum Failure {
+    Checksum,
+    Io(io::ErrorKind, String),
+}
+
+impl Failure {
+    fn problem(&self) -> Problem {
+        match self {
+            Failure::Checksum => Problem::Checksum,
+            Failure::Io(kind, message) => Problem::Io(io::Error::new(*kind, message.clone())),
+        }
+    }
+}
+
+/// An opened, header-checked sector file whose payload is checked against its checksum
+/// the first time it is used.
+///
+/// The policy: no value is ever read from a payload that has not been checked whole
+/// in this process. [`SectorFile::values`] hashes the payload on its first call (and,
+/// for a file opened with [`SectorFile::open`], reads it into memory then) and keeps
+/// the verdict, so a damaged file is an error naming it from the first use on, never
+/// an answer. The cost is one pass over each file a process uses.
 #[derive(Debug)]
 pub struct SectorFile {
     path: PathBuf,
     header: Header,
     index: OnceLock<Arc<SectorIndex>>,
-    map: MappedFile,
+    payload: Payload,
+    /// The verdict of the first use: for a file read into memory, the values read.
+    checked: OnceLock<Result<Option<Box<[u16]>>, Failure>>,
+}
+
+/// Open `path` for reading without blocking (a FIFO under a table's name must not hang
+/// the program) and check that it is a regular file.
+fn open_regular(path: &Path) -> Result<File, Problem> {
+    // Checked before opening, because opening some special files has effects of its
+    // own; checked again on the handle, because the name may have changed meanwhile.
+    if !fs::metadata(path)?.is_file() {
+        return Err(Problem::NotRegular);
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(Problem::NotRegular);
+    }
+    Ok(file)
 }
 
 impl SectorFile {
-    /// Open the file of `variant` and `sector` at `path`, checking everything but the
-    /// payload checksum (see [`SectorFile::check_payload`]).
+    /// Open the file of `variant` and `sector` at `path`, checking its header and
+    /// length; the payload is read into memory and checked on first use. Safe whatever
+    /// happens to the file afterwards.
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open(path: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, FileError> {
+        let (file, header) = SectorFile::open_header(path, variant, sector)?;
+        Ok(SectorFile::new(path, header, Payload::Read(file)))
+    }
+
+    /// Open the file of `variant` and `sector` at `path` like [`SectorFile::open`], but
+    /// memory-map the payload instead of reading it: no copy, and pages load on demand.
+    ///
+    /// # Safety
+    /// Nobody may modify or truncate the file while the returned value lives (the
+    /// bytes would change under the reader, or the process be killed by SIGBUS).
+    /// Replacing the file by renaming another over it is fine.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem found.
+    // Only passes the mapping contract of `crate::mmap` on to the caller.
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(
+        path: &Path,
+        variant: Variant,
+        sector: Sector,
+    ) -> Result<SectorFile, FileError> {
+        let (file, header) = SectorFile::open_header(path, variant, sector)?;
+        // SAFETY: the caller's promise, passed on.
+        let map = unsafe { MappedFile::map(&file, payload_end(&header)) }
+            .map_err(|e| FileError::new(path, e))?;
+        Ok(SectorFile::new(path, header, Payload::Mapped(map)))
+    }
+
+    fn new(path: &Path, header: Header, payload: Payload) -> SectorFile {
+        SectorFile {
+            path: path.to_path_buf(),
+            header,
+            index: OnceLock::new(),
+            payload,
+            checked: OnceLock::new(),
+        }
+    }
+
+    /// Open the file and check everything but the payload.
+    fn open_header(
+        path: &Path,
+        variant: Variant,
+        sector: Sector,
+    ) -> Result<(File, Header), FileError> {
         let err = |p: Problem| FileError::new(path, p);
-        let mut file = File::open(path).map_err(|e| err(e.into()))?;
+        let mut file = open_regular(path).map_err(err)?;
         let len = file.metadata().map_err(|e| err(e.into()))?.len();
         if len < HEADER_LEN as u64 {
             return Err(err(Problem::Truncated(len)));
@@ -320,25 +459,14 @@ impl SectorFile {
                 expected,
             }));
         }
-        let want = HEADER_LEN as u64 + 2 * header.entries;
+        let want = payload_end(&header);
         if len != want {
             return Err(err(Problem::Length {
                 found: len,
                 expected: want,
             }));
         }
-        let map = MappedFile::map(&file, want).map_err(|e| err(e.into()))?;
-        if bytemuck::try_cast_slice::<u8, u16>(&map.bytes()[HEADER_LEN..]).is_err() {
-            return Err(err(Problem::Io(io::Error::other(
-                "payload is not aligned for 16-bit values",
-            ))));
-        }
-        Ok(SectorFile {
-            path: path.to_path_buf(),
-            header,
-            index: OnceLock::new(),
-            map,
-        })
+        Ok((file, header))
     }
 
     /// The file's path.
@@ -358,15 +486,57 @@ impl SectorFile {
             .get_or_init(|| SectorIndex::get(s.us as usize, s.them as usize))
     }
 
-    /// The stored values, one per index.
-    pub fn values(&self) -> &[u16] {
-        // Alignment and even length were checked at open.
-        bytemuck::try_cast_slice(&self.map.bytes()[HEADER_LEN..]).unwrap_or(&[])
+    /// The stored values, one per index, after the payload has been checked whole
+    /// against the header's checksum (on the first call; the verdict is kept).
+    ///
+    /// # Errors
+    /// [`Problem::Checksum`] for a damaged payload, or the error reading it, naming
+    /// the file; every later call fails the same way.
+    pub fn values(&self) -> Result<&[u16], FileError> {
+        let verdict = self.checked.get_or_init(|| self.check());
+        match (verdict, &self.payload) {
+            (Err(failure), _) => Err(FileError::new(&self.path, failure.problem())),
+            (Ok(Some(read)), _) => Ok(read),
+            (Ok(None), Payload::Mapped(map)) => Ok(mapped_values(map)),
+            (Ok(None), Payload::Read(_)) => Err(FileError::new(
+                &self.path,
+                Problem::Io(io::Error::other("internal error: payload never read")),
+            )),
+        }
+    }
+
+    /// The value stored at `index`, checked: the payload's checksum (on first use)
+    /// and the value against the header (a win no longer than the longest win, a loss
+    /// no longer than the longest loss).
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file: a damaged payload, an index beyond the sector,
+    /// or a value that the header rules out.
+    pub fn value(&self, index: u64) -> Result<crate::sector::Value, FileError> {
+        let values = self.values()?;
+        let implausible = || {
+            FileError::new(
+                &self.path,
+                Problem::Implausible {
+                    index,
+                    entries: self.header.entries,
+                },
+            )
+        };
+        let raw = usize::try_from(index)
+            .ok()
+            .and_then(|i| values.get(i))
+            .ok_or_else(implausible)?;
+        let v = crate::sector::Value(*raw);
+        if self.plausible(v) {
+            Ok(v)
+        } else {
+            Err(implausible())
+        }
     }
 
     /// Whether a stored value fits the header (checked by its own checksum): a win no
-    /// longer than the longest win, a loss no longer than the longest loss. A cheap
-    /// guard against a damaged payload between full checks.
+    /// longer than the longest win, a loss no longer than the longest loss.
     pub fn plausible(&self, v: crate::sector::Value) -> bool {
         let s = &self.header.stats;
         match (v.wdl(), v.dtm()) {
@@ -376,19 +546,78 @@ impl SectorFile {
         }
     }
 
-    /// Check the payload checksum.
+    /// Check the payload checksum (on the first use of the file; the verdict is kept).
     ///
     /// # Errors
-    /// [`Problem::Checksum`] naming the file.
+    /// [`Problem::Checksum`] naming the file, or the error reading it.
     pub fn check_payload(&self) -> Result<(), FileError> {
-        let mut h = Xxh3::new();
-        for chunk in self.map.bytes()[HEADER_LEN..].chunks(1 << 24) {
-            h.update(chunk);
-        }
-        if h.digest() == self.header.checksum {
-            Ok(())
-        } else {
-            Err(FileError::new(&self.path, Problem::Checksum))
+        self.values().map(|_| ())
+    }
+
+    /// Read (when not mapped) and hash the payload.
+    fn check(&self) -> Result<Option<Box<[u16]>>, Failure> {
+        let good = |values: &[u16]| payload_sum(values) == self.header.checksum;
+        match &self.payload {
+            Payload::Mapped(map) => match good(mapped_values(map)) {
+                true => Ok(None),
+                false => Err(Failure::Checksum),
+            },
+            Payload::Read(file) => {
+                let read = read_payload(file, &self.header)
+                    .map_err(|e| Failure::Io(e.kind(), e.to_string()))?;
+                match good(&read) {
+                    true => Ok(Some(read)),
+                    false => Err(Failure::Checksum),
+                }
+            }
         }
     }
+}
+
+/// The length of a file: header plus payload.
+fn payload_end(header: &Header) -> u64 {
+    HEADER_LEN as u64 + 2 * header.entries
+}
+
+/// The values of a mapped file (its length was checked against the header at open).
+fn mapped_values(map: &MappedFile) -> &[u16] {
+    // The mapping is page-aligned and the header 128 bytes, so the payload is aligned
+    // for `u16`, and its length is even: the cast cannot fail.
+    bytemuck::cast_slice(&map.bytes()[HEADER_LEN..])
+}
+
+/// xxh3-64 of a payload, hashed in chunks.
+fn payload_sum(values: &[u16]) -> u64 {
+    let mut h = Xxh3::new();
+    for chunk in bytemuck::cast_slice::<u16, u8>(values).chunks(1 << 24) {
+        h.update(chunk);
+    }
+    h.digest()
+}
+
+/// Read a payload into memory.
+fn read_payload(file: &File, header: &Header) -> io::Result<Box<[u16]>> {
+    let n = usize::try_from(header.entries).map_err(|_| io::Error::other("sector too large"))?;
+    let mut values: Vec<u16> = Vec::new();
+    values.try_reserve_exact(n).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            "cannot allocate memory to read the file",
+        )
+    })?;
+    values.resize(n, 0);
+    let bytes = bytemuck::cast_slice_mut::<u16, u8>(&mut values);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(bytes, HEADER_LEN as u64)?;
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+        f.read_exact(bytes)?;
+    }
+    Ok(values.into_boxed_slice())
 }

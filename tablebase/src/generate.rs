@@ -132,6 +132,8 @@ struct Side<'a> {
     index: Arc<SectorIndex>,
     /// Per position: counter of undecided moves << 16 | working value.
     words: AtomicWords,
+    /// Empty, with room for the stored values (reserved before solving).
+    out: Vec<u16>,
     /// Where captures lead: `None` when a capture ends the game.
     capture: Option<(Arc<SectorIndex>, &'a [u16])>,
     /// Per block, which levels it has positions decided (or tentatively won) at.
@@ -259,9 +261,20 @@ pub fn solve_pair<'a>(
             }
         };
         let n = index.size();
+        let memory = |e| GenerateError::Memory(s, e);
+        // The output is reserved before solving, so that a lack of memory stops the
+        // run at once rather than after minutes of work.
+        let mut out = Vec::new();
+        out.try_reserve_exact(n as usize).map_err(|_| {
+            memory(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                "out of memory",
+            ))
+        })?;
         sides.push(Side {
             sector: s,
-            words: AtomicWords::zeroed(n as usize).map_err(|e| GenerateError::Memory(s, e))?,
+            words: AtomicWords::zeroed(n as usize).map_err(memory)?,
+            out,
             levels: LevelSets::new(index.blocks()),
             index,
             capture,
@@ -292,8 +305,9 @@ pub fn solve_pair<'a>(
         .sides
         .into_iter()
         .map(|side| {
-            let values = side
-                .words
+            let mut values = side.out;
+            // Into the capacity reserved at the start: no allocation here.
+            side.words
                 .as_slice()
                 .par_iter()
                 .map(|w| {
@@ -304,7 +318,7 @@ pub fn solve_pair<'a>(
                         0
                     }
                 })
-                .collect();
+                .collect_into_vec(&mut values);
             (side.sector, values)
         })
         .collect();
@@ -607,5 +621,26 @@ impl Generator<'_> {
         self.sides[k].words.as_slice()[i].store(u32::from(FINAL | level), Relaxed);
         self.sides[k].levels.insert(block, level);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A distance beyond the working encoding is an error naming the sector, never a
+    /// wrapped value: 3-4 solved over a 3-3 whose every position is "lost in 32764".
+    #[test]
+    fn a_distance_beyond_the_encoding_is_an_error() {
+        let three = Sector::new(3, 3).expect("a sector");
+        let four = Sector::new(3, 4).expect("a sector");
+        let size = SectorIndex::get(3, 3).size() as usize;
+        let far_losses = vec![crate::sector::Value::decided(32_764).0; size];
+        let captured = |s: Sector| (s == three).then_some(far_losses.as_slice());
+        let err = solve_pair(Variant::Standard, four, &captured, &Silent).map(|_| ());
+        assert!(
+            matches!(err, Err(GenerateError::DtmOverflow(d, s)) if d > u32::from(TENTATIVE_MAX) && s == four),
+            "{err:?}"
+        );
     }
 }

@@ -2,21 +2,30 @@
 //! anonymous mapping that holds the generator's working state as atomics, and the
 //! prefetch hint used on both.
 //!
-//! Contract of a mapping. `memmap2::Mmap::map` is unsafe because the mapped bytes
-//! change, or the process is killed by SIGBUS, if the file is modified or truncated
-//! while mapped. This module upholds what it can:
-//! - it maps only a file whose length it has just checked against the length the
-//!   header promises, so no page of the mapping lies beyond the end of the file;
-//! - the generator never writes a finished file in place: it writes a temporary file
-//!   and renames it over the old one, which leaves existing mappings on the old inode;
+//! Contract of a file mapping. The bytes of a mapped file change under the reader, or
+//! the reader is killed by SIGBUS, if anyone modifies or truncates the file while it
+//! is mapped; no check inside this process can rule that out. So mapping is an
+//! `unsafe fn` ([`MappedFile::map`]) whose caller promises that nobody changes the file
+//! while the mapping lives, and the promise travels up to every public constructor
+//! that maps ([`crate::SectorFile::open_mapped`], [`crate::Tablebase::open_mapped`]).
+//! What this module adds on its side:
+//! - it maps only a regular file whose length it has just checked against the length
+//!   the header promises, so no page of the mapping lies beyond the end of the file;
 //! - the mapping is read-only and exposed only as `&[u8]`.
 //!
-//! What it cannot rule out is another process truncating or rewriting a file in the
-//! tablebase directory while it is mapped; the directory belongs to this program.
+//! The generator keeps its side of the bargain by never writing a finished file in
+//! place: it writes a temporary file and renames it over the old one, which leaves
+//! existing mappings on the old inode. Users are told to do the same (copy to a
+//! temporary name, then rename). The safe alternative to mapping is reading a file
+//! into memory ([`crate::SectorFile::open`]).
+//!
+//! Every pointer is derived from the mapping itself (`MmapRaw`), never from a shared
+//! `&[u8]` view of it, so writes through the generator's atomics have the provenance
+//! of the writable mapping.
 
 #![allow(unsafe_code)]
 
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapRaw};
 use std::fs::File;
 use std::io;
 use std::sync::atomic::AtomicU32;
@@ -48,12 +57,25 @@ pub struct MappedFile {
 }
 
 impl MappedFile {
-    /// Map `file`, after checking that its length is exactly `expected_len`.
+    /// Map `file`, after checking that it is a regular file of exactly `expected_len`
+    /// bytes.
+    ///
+    /// # Safety
+    /// Nobody may modify or truncate the file while the returned mapping lives (see
+    /// the module contract); replacing it by a rename is fine.
     ///
     /// # Errors
-    /// An `InvalidData` error when the length differs, or the mapping's own error.
-    pub fn map(file: &File, expected_len: u64) -> io::Result<MappedFile> {
-        let len = file.metadata()?.len();
+    /// An `InvalidData` error when the file is not a regular file or its length
+    /// differs, or the mapping's own error (for example out of memory).
+    pub unsafe fn map(file: &File, expected_len: u64) -> io::Result<MappedFile> {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not a regular file",
+            ));
+        }
+        let len = meta.len();
         if len != expected_len {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -61,8 +83,8 @@ impl MappedFile {
             ));
         }
         // SAFETY: the length was checked just above, so the mapping covers only bytes
-        // that exist; finished files are replaced by rename, never written in place
-        // (see the module contract), so the mapped bytes stay valid and unchanged.
+        // that exist, and the caller promises that the file stays unchanged while the
+        // mapping lives.
         let map = unsafe { Mmap::map(file)? };
         Ok(MappedFile { map })
     }
@@ -77,7 +99,7 @@ impl MappedFile {
 /// requested: the generator's working state is gigabytes read at random, where 4 KiB
 /// pages make every access a TLB miss.
 pub struct AtomicWords {
-    map: memmap2::MmapMut,
+    map: MmapRaw,
     len: usize,
 }
 
@@ -90,23 +112,20 @@ impl AtomicWords {
         let bytes = len
             .checked_mul(4)
             .ok_or_else(|| io::Error::other("array too large"))?;
-        let map = memmap2::MmapOptions::new().len(bytes.max(4)).map_anon()?;
-        #[cfg(target_os = "linux")]
-        {
-            // Only a hint: without huge pages the array works the same, slower.
-            let _ = map.advise(memmap2::Advice::HugePage);
-        }
+        let map = MmapRaw::from(huge_anonymous(bytes)?);
         Ok(AtomicWords { map, len })
     }
 
     /// The words.
     pub fn as_slice(&self) -> &[AtomicU32] {
-        // SAFETY: the anonymous mapping is at least `4 * len` bytes, zero-filled,
-        // page-aligned (so aligned for `AtomicU32`), owned by `self` and never
-        // unmapped or resized while borrowed; `AtomicU32` has the size and alignment
-        // of `u32`, every bit pattern is a valid `u32`, and all access goes through
-        // the atomics, so shared references are sound.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), self.len) }
+        // SAFETY: the pointer comes from `MmapRaw::as_mut_ptr`, the writable anonymous
+        // mapping's own address (not a shared `&[u8]` view of it), so writing through
+        // the atomics is allowed. The mapping is at least `4 * len` bytes, zero-filled,
+        // page-aligned (so aligned for `AtomicU32`), owned by `self` and never unmapped
+        // or resized while borrowed; `AtomicU32` has the size and alignment of `u32`,
+        // every bit pattern is a valid `u32`, and no access bypasses the atomics, so
+        // handing out shared references is sound.
+        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().cast::<AtomicU32>(), self.len) }
     }
 }
 
@@ -149,6 +168,51 @@ impl ValueCopy {
 
     /// The values.
     pub fn values(&self) -> &[u16] {
-        &bytemuck::cast_slice::<u8, u16>(&self.map[..self.len * 2])[..self.len]
+        bytemuck::cast_slice::<u8, u16>(&self.map[..self.len * 2])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn atomic_words_start_zeroed_and_keep_what_is_written() {
+        let words = AtomicWords::zeroed(100_000).expect("memory");
+        let w = words.as_slice();
+        assert_eq!(w.len(), 100_000);
+        assert!(w.iter().all(|x| x.load(Relaxed) == 0));
+        for (i, x) in w.iter().enumerate() {
+            x.store(i as u32 ^ 0xA5A5_0000, Relaxed);
+        }
+        assert!(w
+            .iter()
+            .enumerate()
+            .all(|(i, x)| x.load(Relaxed) == i as u32 ^ 0xA5A5_0000));
+        assert!(AtomicWords::zeroed(usize::MAX / 2).is_err());
+    }
+
+    #[test]
+    fn only_a_regular_file_of_the_promised_length_is_mapped() {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("morris-mmap-test-{}", std::process::id()));
+        std::fs::write(&path, [7u8; 256]).expect("write");
+        let file = File::open(&path).expect("open");
+        // SAFETY: the test owns the file and changes it only after the mapping is gone.
+        let map = unsafe { MappedFile::map(&file, 256) }.expect("maps");
+        assert_eq!(map.bytes(), &[7u8; 256][..]);
+        drop(map);
+        // SAFETY: as above.
+        let short = unsafe { MappedFile::map(&file, 257) };
+        assert_eq!(
+            short.map(|_| ()).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        std::fs::remove_file(&path).expect("remove");
+        let dir_file = File::open(&dir).expect("a directory opens");
+        // SAFETY: a directory is refused before anything is mapped.
+        let not_regular = unsafe { MappedFile::map(&dir_file, 0) };
+        assert!(not_regular.is_err());
     }
 }

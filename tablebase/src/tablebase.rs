@@ -3,7 +3,13 @@
 //! `Tablebase::open` lists the directory, ignores names that are not sector files
 //! (temporary files included), and opens every sector file in layers (see
 //! [`crate::file`]). A bad file is an error naming it: a tablebase is never trusted
-//! in part.
+//! in part. A file's payload is checked against its checksum the first time a probe
+//! reads it, so a damaged payload is an error on the spot, never a value.
+//!
+//! Two ways to hold the values: [`Tablebase::open`] reads each file into memory on
+//! first use (safe whatever happens to the files later; memory as large as the files
+//! used), [`Tablebase::open_mapped`] maps them (no copy; the caller promises that
+//! nobody rewrites a file in place meanwhile).
 
 use crate::file::{parse_file_name, FileError, SectorFile};
 use crate::sector::{Sector, Value};
@@ -25,32 +31,76 @@ pub fn default_dir() -> PathBuf {
 #[derive(Debug, Default)]
 pub struct Tablebase {
     files: BTreeMap<(Variant, Sector), SectorFile>,
-    /// The first file a probe found a value in that its header rules out.
-    damaged: std::sync::Mutex<Option<PathBuf>>,
 }
 
+/// One scanned file: its variant, its sector, and the file or why it cannot be used.
+pub type Scanned = (Variant, Sector, Result<SectorFile, FileError>);
+
 impl Tablebase {
-    /// Open every sector file in `dir`. A missing directory is an empty tablebase.
+    /// Open every sector file in `dir`, reading each file's values into memory when
+    /// first used (see [`SectorFile::open`]). A missing directory is an empty
+    /// tablebase.
     ///
     /// # Errors
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
+        Tablebase::collect(Tablebase::scan(dir)?)
+    }
+
+    /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
+    /// no copy, and only the pages used are loaded.
+    ///
+    /// # Safety
+    /// Nobody may modify or truncate a file of `dir` while the tablebase lives;
+    /// replacing one by renaming another over it is fine (see
+    /// [`SectorFile::open_mapped`]).
+    ///
+    /// # Errors
+    /// The first [`FileError`] met, naming the file.
+    // Only passes the mapping contract of `crate::mmap` on to the caller.
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(dir: &Path) -> Result<Tablebase, FileError> {
+        // SAFETY: the caller's promise, passed on.
+        Tablebase::collect(unsafe { Tablebase::scan_mapped(dir) }?)
+    }
+
+    fn collect(scanned: Vec<Scanned>) -> Result<Tablebase, FileError> {
         let mut tb = Tablebase::default();
-        for (variant, sector, file) in Tablebase::scan(dir)? {
+        for (variant, sector, file) in scanned {
             tb.files.insert((variant, sector), file?);
         }
         Ok(tb)
     }
 
-    /// Try to open every sector file in `dir`, in name order, keeping each result.
-    /// A missing directory holds no files.
+    /// Try to open every sector file in `dir` (values read into memory on first use),
+    /// in name order, keeping each result. A missing directory holds no files.
     ///
     /// # Errors
     /// A [`FileError`] when the directory cannot be read.
-    #[allow(clippy::type_complexity)]
-    pub fn scan(
+    pub fn scan(dir: &Path) -> Result<Vec<Scanned>, FileError> {
+        Tablebase::scan_with(dir, SectorFile::open)
+    }
+
+    /// [`Tablebase::scan`] with every file memory-mapped.
+    ///
+    /// # Safety
+    /// As for [`Tablebase::open_mapped`].
+    ///
+    /// # Errors
+    /// A [`FileError`] when the directory cannot be read.
+    // Only passes the mapping contract of `crate::mmap` on to the caller.
+    #[allow(unsafe_code)]
+    pub unsafe fn scan_mapped(dir: &Path) -> Result<Vec<Scanned>, FileError> {
+        Tablebase::scan_with(dir, |path, v, s| {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { SectorFile::open_mapped(path, v, s) }
+        })
+    }
+
+    fn scan_with(
         dir: &Path,
-    ) -> Result<Vec<(Variant, Sector, Result<SectorFile, FileError>)>, FileError> {
+        open: impl Fn(&Path, Variant, Sector) -> Result<SectorFile, FileError>,
+    ) -> Result<Vec<Scanned>, FileError> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -61,34 +111,21 @@ impl Tablebase {
                 })
             }
         };
-        let mut names: Vec<(Variant, Sector, PathBuf)> = entries
-            .filter_map(Result::ok)
-            .filter_map(|e| {
-                let name = e.file_name().to_str()?.to_string();
-                let (variant, sector) = parse_file_name(&name)?;
-                Some((variant, sector, e.path()))
-            })
-            .collect();
+        let mut names: Vec<(Variant, Sector, PathBuf)> = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| FileError {
+                path: dir.to_path_buf(),
+                problem: e.into(),
+            })?;
+            if let Some((variant, sector)) = entry.file_name().to_str().and_then(parse_file_name) {
+                names.push((variant, sector, entry.path()));
+            }
+        }
         names.sort();
         Ok(names
             .into_iter()
-            .map(|(v, s, path)| (v, s, SectorFile::open(&path, v, s)))
+            .map(|(v, s, path)| (v, s, open(&path, v, s)))
             .collect())
-    }
-
-    /// A file whose payload a probe found damaged (a value outside the range its
-    /// checked header records), if any. Such values are never returned.
-    ///
-    /// # Errors
-    /// The [`FileError`] naming the damaged file.
-    pub fn damage(&self) -> Result<(), FileError> {
-        match self.damaged.lock().ok().and_then(|d| d.clone()) {
-            None => Ok(()),
-            Some(path) => Err(FileError {
-                path,
-                problem: crate::file::Problem::Checksum,
-            }),
-        }
     }
 
     /// The sectors present, by variant.
@@ -99,11 +136,6 @@ impl Tablebase {
     /// The file of a sector, if present.
     pub fn file(&self, variant: Variant, sector: Sector) -> Option<&SectorFile> {
         self.files.get(&(variant, sector))
-    }
-
-    /// The stored values of a sector, if present.
-    pub fn values(&self, variant: Variant, sector: Sector) -> Option<&[u16]> {
-        self.file(variant, sector).map(SectorFile::values)
     }
 
     /// The sector a position belongs to, if it is a movement-phase position with at
@@ -117,20 +149,22 @@ impl Tablebase {
 
     /// The value of a position for the side to move, or `None` when no loaded sector
     /// covers it (pieces in hand, fewer than three pieces, or sector missing).
-    pub fn probe(&self, pos: &Position) -> Option<Value> {
-        let sector = Tablebase::sector_of(pos)?;
-        let file = self.file(pos.variant(), sector)?;
-        let i = file.index().index(pos.us(), pos.them());
-        let v = Value(*file.values().get(i as usize)?);
-        if file.plausible(v) {
-            Some(v)
-        } else {
-            // A damaged payload: never use the value, and remember the file so the
-            // caller can report it (`Tablebase::damage`).
-            if let Ok(mut d) = self.damaged.lock() {
-                d.get_or_insert_with(|| file.path().to_path_buf());
-            }
-            None
-        }
+    ///
+    /// The board is looked up as it stands: whether the game is already over (a
+    /// repetition, a blocked side) is the caller's question.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file when the sector's file is damaged (its
+    /// payload checksum fails on first use, or the value read contradicts its
+    /// header): a damaged file never answers.
+    pub fn probe(&self, pos: &Position) -> Result<Option<Value>, FileError> {
+        let Some(sector) = Tablebase::sector_of(pos) else {
+            return Ok(None);
+        };
+        let Some(file) = self.file(pos.variant(), sector) else {
+            return Ok(None);
+        };
+        file.value(file.index().index(pos.us(), pos.them()))
+            .map(Some)
     }
 }

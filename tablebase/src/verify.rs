@@ -24,14 +24,22 @@ pub struct Mismatches {
 }
 
 /// The position `(us, them)` of a sector with White to move, as an engine position.
-pub fn to_position(variant: Variant, us: Bitboard, them: Bitboard) -> Position {
+///
+/// # Errors
+/// The engine's reason when the sets do not make a valid position (overlapping, or
+/// more than nine pieces a side): a bug in whoever produced them, never a position
+/// to stand in for.
+pub fn to_position(
+    variant: Variant,
+    us: Bitboard,
+    them: Bitboard,
+) -> Result<Position, morris_engine::SetupError> {
     let setup = Setup {
         pieces: [us, them],
         hand: [0, 0],
         side_to_move: Color::White,
     };
-    // Disjoint sets of at most nine pieces each always make a valid position.
-    Position::from_setup(&setup, variant).unwrap_or_else(|_| Position::start(variant))
+    Position::from_setup(&setup, variant)
 }
 
 /// Where the value of a successor is found.
@@ -160,6 +168,13 @@ pub fn verify_sector<'a>(
     let capture_index = capture
         .as_ref()
         .map(|(t, v)| (SectorIndex::get(t.us as usize, t.them as usize), v.values()));
+    // Set when the index hands out something no sector holds: the check then fails
+    // as a whole instead of counting made-up values.
+    let impossible = std::sync::Mutex::new(None::<String>);
+    let fail = |why: String| {
+        let mut first = impossible.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert(why);
+    };
     let locate = |us: Bitboard, them: Bitboard| -> Slot {
         if (us.count() as u8, them.count() as u8) == (sector.them, sector.us) {
             let i = mirror_index.index(us, them) as usize;
@@ -168,7 +183,7 @@ pub fn verify_sector<'a>(
         } else {
             // A successor has one piece fewer on the side that did not move: it lies
             // in the sector captures lead to, which exists because the successor was
-            // not reduced (so the `None` arm is never taken).
+            // not reduced.
             match &capture_index {
                 Some((ci, cv)) => {
                     debug_assert_eq!(
@@ -179,15 +194,26 @@ pub fn verify_sector<'a>(
                     prefetch(cv, i);
                     Slot::Capture(i)
                 }
-                None => Slot::Lost,
+                None => {
+                    fail(format!(
+                        "a capture from sector {sector} reached {}-{}, which is no sector",
+                        us.count(),
+                        them.count()
+                    ));
+                    Slot::Lost
+                }
             }
         }
     };
     let read = |slot: Slot| -> Value {
-        match slot {
-            Slot::Mirror(i) => Value(mirror[i]),
-            Slot::Capture(i) => Value(capture_index.as_ref().map_or(0, |(_, cv)| cv[i])),
-            Slot::Lost => Value::decided(0),
+        match (slot, &capture_index) {
+            (Slot::Mirror(i), _) => Value(mirror[i]),
+            (Slot::Capture(i), Some((_, cv))) => Value(cv[i]),
+            (Slot::Capture(_), None) => {
+                fail(format!("sector {sector} has no capture sector to read"));
+                Value::DRAW
+            }
+            (Slot::Lost, _) => Value::decided(0),
         }
     };
     let count = AtomicU64::new(0);
@@ -212,7 +238,14 @@ pub fn verify_sector<'a>(
         let mut previous: Option<u64> = None;
         let mut n = 0;
         for (i, us, them) in index.block_positions(block) {
-            next.locate(&to_position(variant, us, them), locate);
+            let pos = match to_position(variant, us, them) {
+                Ok(pos) => pos,
+                Err(e) => {
+                    fail(format!("entry {i} of sector {sector} is no position: {e}"));
+                    return;
+                }
+            };
+            next.locate(&pos, locate);
             if let Some(j) = previous {
                 check(j, ready);
             }
@@ -225,6 +258,9 @@ pub fn verify_sector<'a>(
         }
         progress(n);
     });
+    if let Some(why) = impossible.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(VerifyError::Inconsistent(why));
+    }
     Ok(Mismatches {
         count: count.into_inner(),
         example: example.into_inner().unwrap_or_else(|e| e.into_inner()),
@@ -237,6 +273,10 @@ pub enum VerifyError {
     /// A sector that is needed is missing (or was found bad).
     #[error("sector {0} is missing or bad")]
     Missing(Sector),
+    /// The index or the engine produced a state that cannot be: a bug, reported
+    /// rather than checked around.
+    #[error("internal inconsistency: {0}")]
+    Inconsistent(String),
     /// The copy of a sector could not be allocated.
     #[error("cannot allocate memory for a copy of sector {0}: {1}")]
     Memory(Sector, std::io::Error),
@@ -292,6 +332,24 @@ mod tests {
             assert_eq!(m.count, 1, "{variant}");
             assert_eq!(m.example, Some((i as u64, Value(4), Value(2))), "{variant}");
         }
+    }
+
+    #[test]
+    fn sets_that_make_no_position_are_an_error() {
+        let a = Bitboard::from_bits_truncate(0b111);
+        assert!(to_position(
+            Variant::Standard,
+            a,
+            Bitboard::from_bits_truncate(0b111_000)
+        )
+        .is_ok());
+        assert!(to_position(Variant::Standard, a, Bitboard::from_bits_truncate(0b1_100)).is_err());
+        assert!(to_position(
+            Variant::Standard,
+            Bitboard::from_bits_truncate(0x3FF),
+            Bitboard::from_bits_truncate(0)
+        )
+        .is_err());
     }
 
     #[test]
