@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args)]
 #[command(
     after_help = "Sectors are US-THEM: pieces of the side to move, then of the opponent, both hands empty.\n\
-Each sector is solved with its mirror, after the sectors its captures reach.\n\n\
+Each sector is solved with its swapped sector (US-THEM with THEM-US), after the sectors its captures reach.\n\n\
 Examples:\n  morris generate --max-pieces 4              # every sector up to 4 against 4, Standard\n  \
 morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
 morris generate --variant no-flying --tb /data/tb --threads 2"
@@ -192,7 +192,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let clock = Instant::now();
     let mut reports = Vec::new();
     for variant in args.variant.list() {
-        reports.extend(driver::generate(&dir, variant, &targets, &progress)?);
+        reports.extend(driver::generate_into(&dir, variant, &targets, &progress)?);
     }
     progress.finish();
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();

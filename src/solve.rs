@@ -68,7 +68,7 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
             dir.display()
         );
         let progress = Progress::on_stderr(driver::positions(&plan));
-        driver::generate(dir, variant, &[sector], &progress)?;
+        driver::generate_into(dir, variant, &[sector], &progress)?;
         progress.finish();
     }
     Ok(())

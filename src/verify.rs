@@ -39,7 +39,7 @@ pub struct Args {
     variant: Variants,
 
     /// With --full, recompute only these sectors' values, e.g. --sector 8-9; only
-    /// the files that check reads (the sector, its mirror, the sector its captures
+    /// the files that check reads (the sector, its swapped sector, the sector its captures
     /// reach) are checksummed.
     #[arg(long, value_name = "US-THEM", requires = "full")]
     sector: Vec<Sector>,
@@ -59,14 +59,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
     let variants = args.variant.list();
-    // With --sector, only the files those sectors' check reads: the sector, its mirror
+    // With --sector, only the files those sectors' check reads: the sector, its swapped sector
     // and the sector its captures reach.
     let needed = |s: Sector| {
         args.sector.is_empty()
             || args
                 .sector
                 .iter()
-                .any(|&t| s == t || s == t.mirror() || Some(s) == t.after_capture())
+                .any(|&t| s == t || s == t.swapped() || Some(s) == t.after_capture())
     };
     for (variant, sector, file) in scanned {
         if !variants.contains(&variant) || !needed(sector) {

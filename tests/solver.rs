@@ -32,7 +32,7 @@ fn tablebase() -> &'static Tablebase {
     TB.get_or_init(|| {
         let dir = tempfile::tempdir().expect("a temporary directory");
         for variant in Variant::ALL {
-            driver::generate(dir.path(), variant, &sectors(), &Quiet)
+            driver::generate_into(dir.path(), variant, &sectors(), &Quiet)
                 .unwrap_or_else(|e| panic!("generating {variant} up to 4-4: {e}"));
         }
         // The files stay mapped after the directory is removed.

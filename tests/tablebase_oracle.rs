@@ -625,7 +625,7 @@ fn crate_tablebase(
 ) -> (tempfile::TempDir, Tablebase) {
     let dir = tempfile::tempdir().expect("temporary directory");
     pool(threads)
-        .install(|| driver::generate(dir.path(), variant, &[target], &Quiet))
+        .install(|| driver::generate_into(dir.path(), variant, &[target], &Quiet))
         .expect("generation succeeds");
     let tb = Tablebase::open(dir.path()).expect("the generated files open");
     (dir, tb)

@@ -51,7 +51,7 @@ pub struct SectorReport {
     pub sector: Sector,
     /// Counts of its values.
     pub stats: SectorStats,
-    /// Time to solve its pair (shared with the mirror), zero when skipped.
+    /// Time to solve its pair (shared with its swapped sector), zero when skipped.
     pub time: Duration,
     /// Peak resident memory of the process so far, in bytes, if known.
     pub peak_memory: Option<u64>,
@@ -175,7 +175,7 @@ fn lock(dir: &Path) -> Result<std::fs::File, DriverError> {
 /// # Errors
 /// [`DriverError`] when a file cannot be written or the analysis fails; finished
 /// files stay valid and a later run resumes from them.
-pub fn generate(
+pub fn generate_into(
     dir: &Path,
     variant: Variant,
     targets: &[Sector],
@@ -193,10 +193,10 @@ pub fn generate(
         if finished_here.contains(&sector) {
             continue;
         }
-        let pair: Vec<Sector> = if sector.mirror() == sector {
+        let pair: Vec<Sector> = if sector.swapped() == sector {
             vec![sector]
         } else {
-            vec![sector, sector.mirror()]
+            vec![sector, sector.swapped()]
         };
         let mut present = Vec::new();
         for &s in &pair {

@@ -127,7 +127,7 @@ impl SectorStats {
 }
 
 /// One sector being solved.
-struct Side<'a> {
+struct WorkSector<'a> {
     sector: Sector,
     index: Arc<SectorIndex>,
     /// Per position: counter of undecided moves << 16 | working value.
@@ -224,11 +224,11 @@ impl Batch {
 /// connections.
 const MAX_PREDECESSORS: usize = 64;
 
-/// Solve the pair of `sector` (the sector and its mirror) under `variant`.
+/// Solve the pair of `sector` (the sector and its swapped sector, colours exchanged) under `variant`.
 ///
 /// `captured(s)` must return the stored values of every sector a capture reaches
-/// (`sector.after_capture()` and its mirror's). Returns the stored values of the
-/// sector and, if different, of its mirror.
+/// (`sector.after_capture()` and its swapped sector's). Returns the stored values of the
+/// sector and, if different, of its swapped sector.
 ///
 /// # Errors
 /// [`GenerateError`] for a missing or wrongly sized dependency, or a distance beyond
@@ -240,8 +240,8 @@ pub fn solve_pair<'a>(
     observer: &dyn Observer,
 ) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
     let mut sectors = vec![sector];
-    if sector.mirror() != sector {
-        sectors.push(sector.mirror());
+    if sector.swapped() != sector {
+        sectors.push(sector.swapped());
     }
     let mut sides = Vec::new();
     for &s in &sectors {
@@ -271,7 +271,7 @@ pub fn solve_pair<'a>(
                 "out of memory",
             ))
         })?;
-        sides.push(Side {
+        sides.push(WorkSector {
             sector: s,
             words: AtomicWords::zeroed(n as usize).map_err(memory)?,
             out,
@@ -327,7 +327,7 @@ pub fn solve_pair<'a>(
 
 struct Generator<'a> {
     variant: Variant,
-    sides: Vec<Side<'a>>,
+    sides: Vec<WorkSector<'a>>,
     max_level: AtomicU64,
 }
 

@@ -30,8 +30,9 @@ impl Sector {
         (ok(us) && ok(them)).then_some(Sector { us, them })
     }
 
-    /// The sector reached by a move without capture.
-    pub fn mirror(self) -> Sector {
+    /// The sector with the two counts exchanged (a colour swap, not a board
+    /// symmetry): where a move without capture leads, the opponent then to move.
+    pub fn swapped(self) -> Sector {
         Sector {
             us: self.them,
             them: self.us,
@@ -54,7 +55,7 @@ impl Sector {
                     if let Some(s) = Sector::new(us, them) {
                         out.push(s);
                         if us != them {
-                            out.push(s.mirror());
+                            out.push(s.swapped());
                         }
                     }
                 }
@@ -63,14 +64,14 @@ impl Sector {
         out
     }
 
-    /// The sectors needed to solve this one: itself, its mirror and everything its
+    /// The sectors needed to solve this one: itself, its swapped sector and everything its
     /// captures reach, transitively, in generation order.
     pub fn closure(self) -> Vec<Sector> {
-        let mut need = vec![self, self.mirror()];
+        let mut need = vec![self, self.swapped()];
         let mut i = 0;
         while i < need.len() {
             if let Some(next) = need[i].after_capture() {
-                for s in [next, next.mirror()] {
+                for s in [next, next.swapped()] {
                     if !need.contains(&s) {
                         need.push(s);
                     }
@@ -172,7 +173,7 @@ mod tests {
                 let j = all.iter().position(|x| *x == t).unwrap();
                 assert!(j < i, "{s} needs {t}");
             }
-            let m = all.iter().position(|x| *x == s.mirror()).unwrap();
+            let m = all.iter().position(|x| *x == s.swapped()).unwrap();
             assert!(m.abs_diff(i) <= 1);
         }
         assert_eq!(Sector::new(3, 4).unwrap().closure().len(), 3);

@@ -44,11 +44,11 @@ pub fn to_position(
 
 /// Where the value of a successor is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
+pub enum Lookup {
     /// The game is over: the side to move has lost.
     Lost,
     /// Entry `i` of the sector with the colours exchanged (a move without capture).
-    Mirror(usize),
+    Swapped(usize),
     /// Entry `i` of the sector a capture leads to.
     Capture(usize),
 }
@@ -60,7 +60,7 @@ pub enum Slot {
 pub struct Successors {
     /// The position is a finished game (its side to move is blocked).
     ended: bool,
-    slots: [Slot; MAX_MOVES],
+    slots: [Lookup; MAX_MOVES],
     len: usize,
 }
 
@@ -68,7 +68,7 @@ impl Default for Successors {
     fn default() -> Successors {
         Successors {
             ended: false,
-            slots: [Slot::Lost; MAX_MOVES],
+            slots: [Lookup::Lost; MAX_MOVES],
             len: 0,
         }
     }
@@ -77,7 +77,7 @@ impl Default for Successors {
 impl Successors {
     /// Locate the successors of `pos` with `locate` (the side to move's pieces first;
     /// it may start loading the entry), replacing what the buffer held.
-    pub fn locate(&mut self, pos: &Position, locate: impl Fn(Bitboard, Bitboard) -> Slot) {
+    pub fn locate(&mut self, pos: &Position, locate: impl Fn(Bitboard, Bitboard) -> Lookup) {
         self.ended = pos.end().is_some();
         self.len = 0;
         if self.ended {
@@ -87,7 +87,7 @@ impl Successors {
         for (slot, &m) in self.slots.iter_mut().zip(moves.iter()) {
             let next = pos.play_unchecked(m);
             *slot = if next.is_reduced(next.side_to_move()) {
-                Slot::Lost
+                Lookup::Lost
             } else {
                 locate(next.us(), next.them())
             };
@@ -96,7 +96,7 @@ impl Successors {
     }
 
     /// The value of the position from its successors' values, read with `read`.
-    pub fn value(&self, read: impl Fn(Slot) -> Value) -> Value {
+    pub fn value(&self, read: impl Fn(Lookup) -> Value) -> Value {
         if self.ended {
             // In a sector a finished game is a blocked side to move: lost now.
             return Value::decided(0);
@@ -105,7 +105,7 @@ impl Successors {
         let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
         for &slot in &self.slots[..self.len] {
             let v = match slot {
-                Slot::Lost => Value::decided(0),
+                Lookup::Lost => Value::decided(0),
                 _ => read(slot),
             };
             match v.dtm().map(u32::from) {
@@ -130,8 +130,8 @@ impl Successors {
 /// Finished games are looked up as such.
 pub fn value_from_successors(
     pos: &Position,
-    locate: impl Fn(Bitboard, Bitboard) -> Slot,
-    read: impl Fn(Slot) -> Value,
+    locate: impl Fn(Bitboard, Bitboard) -> Lookup,
+    read: impl Fn(Lookup) -> Value,
 ) -> Value {
     let mut successors = Successors::default();
     successors.locate(pos, locate);
@@ -139,7 +139,7 @@ pub fn value_from_successors(
 }
 
 /// Recompute every value of `sector` from its successors. `values(s)` gives the stored
-/// values of a sector (the sector itself, its mirror, and where captures lead). The
+/// values of a sector (the sector itself, its swapped sector (colours exchanged), and where captures lead). The
 /// sectors read at random are copied into memory with huge pages first (as much
 /// memory as they take on disk).
 ///
@@ -154,17 +154,17 @@ pub fn verify_sector<'a>(
     let missing = VerifyError::Missing;
     let own = values(sector).ok_or(missing(sector))?;
     let copy = |s: Sector, v: &[u16]| ValueCopy::of(v).map_err(|e| VerifyError::Memory(s, e));
-    let mirror = copy(
-        sector.mirror(),
-        values(sector.mirror()).ok_or(missing(sector.mirror()))?,
+    let swapped = copy(
+        sector.swapped(),
+        values(sector.swapped()).ok_or(missing(sector.swapped()))?,
     )?;
     let capture = match sector.after_capture() {
         Some(t) => Some((t, copy(t, values(t).ok_or(missing(t))?)?)),
         None => None,
     };
-    let mirror = mirror.values();
+    let swapped = swapped.values();
     let index = SectorIndex::get(sector.us as usize, sector.them as usize);
-    let mirror_index = SectorIndex::get(sector.them as usize, sector.us as usize);
+    let swapped_index = SectorIndex::get(sector.them as usize, sector.us as usize);
     let capture_index = capture
         .as_ref()
         .map(|(t, v)| (SectorIndex::get(t.us as usize, t.them as usize), v.values()));
@@ -175,11 +175,11 @@ pub fn verify_sector<'a>(
         let mut first = impossible.lock().unwrap_or_else(|e| e.into_inner());
         first.get_or_insert(why);
     };
-    let locate = |us: Bitboard, them: Bitboard| -> Slot {
+    let locate = |us: Bitboard, them: Bitboard| -> Lookup {
         if (us.count() as u8, them.count() as u8) == (sector.them, sector.us) {
-            let i = mirror_index.index(us, them) as usize;
-            prefetch(mirror, i);
-            Slot::Mirror(i)
+            let i = swapped_index.index(us, them) as usize;
+            prefetch(swapped, i);
+            Lookup::Swapped(i)
         } else {
             // A successor has one piece fewer on the side that did not move: it lies
             // in the sector captures lead to, which exists because the successor was
@@ -192,7 +192,7 @@ pub fn verify_sector<'a>(
                     );
                     let i = ci.index(us, them) as usize;
                     prefetch(cv, i);
-                    Slot::Capture(i)
+                    Lookup::Capture(i)
                 }
                 None => {
                     fail(format!(
@@ -200,20 +200,20 @@ pub fn verify_sector<'a>(
                         us.count(),
                         them.count()
                     ));
-                    Slot::Lost
+                    Lookup::Lost
                 }
             }
         }
     };
-    let read = |slot: Slot| -> Value {
+    let read = |slot: Lookup| -> Value {
         match (slot, &capture_index) {
-            (Slot::Mirror(i), _) => Value(mirror[i]),
-            (Slot::Capture(i), Some((_, cv))) => Value(cv[i]),
-            (Slot::Capture(_), None) => {
+            (Lookup::Swapped(i), _) => Value(swapped[i]),
+            (Lookup::Capture(i), Some((_, cv))) => Value(cv[i]),
+            (Lookup::Capture(_), None) => {
                 fail(format!("sector {sector} has no capture sector to read"));
                 Value::DRAW
             }
-            (Slot::Lost, _) => Value::decided(0),
+            (Lookup::Lost, _) => Value::decided(0),
         }
     };
     let count = AtomicU64::new(0);
