@@ -7,6 +7,9 @@
 //! through the public text formats: the position string and the move strings (`d6`,
 //! `a1-a4`, `d6xg7`, `a1-a4xg7`).
 
+mod common;
+
+use common::Rng;
 use morris_engine::{notation, perft, Color, EndReason, Outcome, Position, Variant};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -406,24 +409,6 @@ fn compare_tree(naive: &Naive, pos: &Position, depth: u32) -> u64 {
             compare_tree(&naive.play(m), &next, depth - 1)
         })
         .sum()
-}
-
-/// A seeded xorshift64* generator: no extra crates.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Play one random game from `start`, comparing engine and oracle at every ply. The

@@ -2,6 +2,9 @@
 //! and property tests tying `is_legal`, `legal_moves`, `count_legal_moves` and the
 //! 16 symmetries together.
 
+mod common;
+
+use common::Rng;
 use morris_engine::notation::{self, ParseError};
 use morris_engine::{
     perft, Bitboard, Color, EndReason, Game, GameEnd, IllegalMove, Move, Outcome, Point, Position,
@@ -571,20 +574,6 @@ fn setup_validation_names_the_problem() {
 // ---------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------
-
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
-}
 
 /// A position reached by random play from the start. Most walks stop short of the
 /// end of the game, so that few of the positions are terminal.
