@@ -66,14 +66,6 @@ impl PositionArgs {
         notation::parse_game(&start, self.moves.as_deref().unwrap_or(""))
             .map_err(|e| InputError(e.to_string()))
     }
-
-    /// The position these arguments name (the last of [`PositionArgs::game`]).
-    ///
-    /// # Errors
-    /// [`InputError`] naming the bad token.
-    pub fn position(&self) -> Result<Position, InputError> {
-        Ok(*self.game()?.position())
-    }
 }
 
 /// The full-state hashes of a game's positions before its current one (for the

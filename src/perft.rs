@@ -26,17 +26,23 @@ pub struct Args {
 /// # Errors
 /// An input error for a bad position.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let pos = args.position.position()?;
+    let game = args.position.game()?;
+    let pos = game.position();
     let clock = Instant::now();
-    let total = if args.divide {
-        let mut lines = morris_engine::perft_divide(&pos, args.depth);
+    // A game that has ended (threefold included) has no moves, as `moves` says; inside
+    // the counted tree only the position's own end counts, as perft counts sequences
+    // of moves from a position.
+    let total = if game.end().is_some() {
+        0
+    } else if args.divide {
+        let mut lines = morris_engine::perft_divide(pos, args.depth);
         lines.sort_by_key(|(m, _)| m.to_string());
         for (m, n) in &lines {
             outln!("{m}: {n}");
         }
         lines.iter().map(|(_, n)| n).sum()
     } else {
-        morris_engine::perft(&pos, args.depth)
+        morris_engine::perft(pos, args.depth)
     };
     let secs = clock.elapsed().as_secs_f64();
     outln!("perft {}: {total}", args.depth);

@@ -515,6 +515,51 @@ fn probe_covered_and_uncovered_positions() {
     assert!(out.starts_with("game over"), "{out}");
 }
 
+/// A `--moves` game that repeats its start a third time is over for every command:
+/// each says so, and none reports the table's value of the position (a win in 25).
+#[test]
+fn every_command_ends_a_game_at_its_third_repetition() {
+    let dir = three_three();
+    let shuttle = "g4-f4 d7-d6 f4-g4 d6-d7 g4-f4 d7-d6 f4-g4 d6-d7";
+    let over = "game over: draw by threefold repetition";
+    for (cmd, takes_tb) in [
+        ("probe", true),
+        ("show", false),
+        ("solve", true),
+        ("analyze", true),
+    ] {
+        let mut args = vec![cmd, "--fen", DEFAULT, "--moves", shuttle];
+        if takes_tb {
+            args.extend(["--tb", path(&dir)]);
+        }
+        let out = ok(&args);
+        assert!(out.contains(over) && !out.contains("win"), "{cmd}: {out}");
+    }
+    let perft = ok(&["perft", "2", "--fen", DEFAULT, "--moves", shuttle]);
+    assert_eq!(perft, "perft 2: 0\n");
+    let out = morris(["moves", "--fen", DEFAULT, "--moves", shuttle]).output();
+    assert!(out.status.success());
+    assert_eq!(
+        (text(&out.stdout).as_str(), text(&out.stderr).trim()),
+        ("", over)
+    );
+    // Twice is not yet a draw: the table's value stands.
+    let twice = shuttle.rsplitn(5, ' ').last().unwrap();
+    let out = ok(&[
+        "probe",
+        "--fen",
+        DEFAULT,
+        "--moves",
+        twice,
+        "--tb",
+        path(&dir),
+    ]);
+    assert_eq!(
+        out.trim(),
+        "win for the side to move, DTM 25 plies (standard sector 3-3)"
+    );
+}
+
 #[test]
 fn stats_json_has_the_published_three_against_three_counts() {
     let dir = three_three();
