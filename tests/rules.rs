@@ -223,7 +223,7 @@ fn a_double_mill_takes_exactly_one_piece() {
     assert!(notation::parse_move("d7xa1xg1").is_err());
     assert_eq!(
         p.check(mv("d7")),
-        Err(IllegalMove::MissingCapture("d7".into()))
+        Err(IllegalMove::MissingCapture(mv("d7")))
     );
     let q = play(&p, "d7xa1");
     assert_eq!(q.pieces(B), bb("g1 f4 b2"));
@@ -237,7 +237,7 @@ fn a_mill_must_take_and_a_non_mill_must_not() {
     let p = pos("a7 d7", "b6 f6", W, [7, 7], STD);
     assert_eq!(
         p.check(mv("g7")),
-        Err(IllegalMove::MissingCapture("g7".into()))
+        Err(IllegalMove::MissingCapture(mv("g7")))
     );
     assert_eq!(
         p.check(mv("g1xb6")),
@@ -259,7 +259,7 @@ fn re_forming_a_mill_takes_again_every_time() {
     let before = *game.position();
     assert_eq!(
         before.check(mv("g4-g7")),
-        Err(IllegalMove::MissingCapture("g4-g7".into()))
+        Err(IllegalMove::MissingCapture(mv("g4-g7")))
     );
     play_all(&mut game, "g4-g7xc5 b4-b2 g7-g4 b2-b4");
     assert_eq!(game.position().pieces(B).count(), 4);
