@@ -2,6 +2,7 @@
 
 use clap::{Args, ValueEnum};
 use morris_engine::{notation, Game, Position, Variant};
+use std::time::Duration;
 
 /// Bad input from the user: reported on one line with exit status 2.
 #[derive(Debug, thiserror::Error)]
@@ -66,14 +67,6 @@ impl PositionArgs {
         notation::parse_game(&start, self.moves.as_deref().unwrap_or(""))
             .map_err(|e| InputError(e.to_string()))
     }
-
-    /// The position these arguments name (the last of [`PositionArgs::game`]).
-    ///
-    /// # Errors
-    /// [`InputError`] naming the bad token.
-    pub fn position(&self) -> Result<Position, InputError> {
-        Ok(*self.game()?.position())
-    }
 }
 
 /// The full-state hashes of a game's positions before its current one (for the
@@ -115,19 +108,12 @@ impl SearchArgs {
     /// The limits these arguments set.
     ///
     /// # Errors
-    /// [`InputError`] for a negative or non-finite time, or a zero depth.
+    /// [`InputError`] for a time that is not from 0 to a year, or a zero depth.
     pub fn limits(&self) -> Result<morris_solver::Limits, InputError> {
         let time = match self.time {
-            None if self.depth.is_none() && self.nodes.is_none() => {
-                Some(std::time::Duration::from_secs(60))
-            }
+            None if self.depth.is_none() && self.nodes.is_none() => Some(Duration::from_secs(60)),
             None => None,
-            Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
-            Some(t) => {
-                return Err(InputError(format!(
-                    "--time {t} is not a positive number of seconds"
-                )))
-            }
+            Some(t) => Some(seconds("--time", t)?),
         };
         if self.depth == Some(0) {
             return Err(InputError("--depth must be at least 1".into()));
@@ -138,6 +124,25 @@ impl SearchArgs {
             nodes: self.nodes,
             value_only: self.value_only,
         })
+    }
+}
+
+/// The longest time limit: a year, far beyond any search one waits for, and short
+/// enough that a deadline this far ahead is a valid clock reading.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A time limit of `t` seconds, given with `flag`.
+///
+/// # Errors
+/// [`InputError`] naming the flag and the value unless `t` is above 0 and at most
+/// [`MAX_SECONDS`].
+pub fn seconds(flag: &str, t: f64) -> Result<Duration, InputError> {
+    if t > 0.0 && t <= MAX_SECONDS {
+        Ok(Duration::from_secs_f64(t))
+    } else {
+        Err(InputError(format!(
+            "{flag} {t} is not a positive number of seconds up to {MAX_SECONDS} (a year)"
+        )))
     }
 }
 

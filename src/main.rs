@@ -22,6 +22,17 @@ macro_rules! outln {
     }};
 }
 
+/// Print a line to standard error. Where standard error cannot be written there is
+/// nowhere to say so: the program ends with a failure status instead of a panic.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stderr(), $($arg)*) {
+            crate::stderr_failed(&e);
+        }
+    }};
+}
+
 mod analyze;
 mod args;
 mod bench;
@@ -37,6 +48,7 @@ mod tb;
 mod verify;
 
 use clap::{Parser, Subcommand};
+use std::io::Write as _;
 use std::process::ExitCode;
 
 /// Strong solver and analysis engine for Nine Men's Morris (Standard and No-flying).
@@ -65,31 +77,52 @@ enum Command {
     Play(play::Args),
 }
 
-/// Standard output failed: a reader that went away ends the program quietly (with the
-/// status of a SIGPIPE death, as other tools), anything else is an error.
+/// Status of a program killed by SIGPIPE (128 + 13), as other tools end when their
+/// reader goes away.
+const BROKEN_PIPE: i32 = 141;
+
+/// Standard output failed: a reader that went away ends the program quietly, anything
+/// else is an error.
 fn output_failed(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        // As a program killed by SIGPIPE would: 128 + 13.
-        std::process::exit(141);
+        std::process::exit(BROKEN_PIPE);
     }
-    eprintln!("error: cannot write to standard output: {e}");
+    error_line(format_args!("cannot write to standard output: {e}"));
     std::process::exit(1);
+}
+
+/// Standard error failed: nothing can be reported, only the status tells.
+fn stderr_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(BROKEN_PIPE);
+    }
+    std::process::exit(1);
+}
+
+/// Print the one-line `error: ...` of a failure. The status already says it failed, so
+/// a standard error that cannot be written changes nothing.
+fn error_line(message: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "error: {message}");
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            let _ = e.print();
+            // --help, help and --version: the text is the output, and must arrive.
+            if let Err(e) = e.print().and_then(|()| std::io::stdout().flush()) {
+                output_failed(&e);
+            }
             return ExitCode::SUCCESS;
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // Already a failure: an unwritable standard error changes nothing.
             let _ = e.print();
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            error_line(format_args!("{}", one_line(&e)));
             return ExitCode::from(2);
         }
     };
@@ -107,9 +140,15 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(&a),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            // What is still buffered must arrive too: a full disk is a failure.
+            if let Err(e) = std::io::stdout().flush() {
+                output_failed(&e);
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            error_line(format_args!("{e:#}"));
             if e.is::<args::InputError>() {
                 ExitCode::from(2)
             } else {

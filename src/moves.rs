@@ -19,7 +19,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let game = args.position.game()?;
     if let Some(end) = game.end() {
-        eprintln!("game over: {end}");
+        errln!("game over: {end}");
         return Ok(());
     }
     let mut moves: Vec<String> = game

@@ -32,11 +32,14 @@ pub fn describe(v: Verdict) -> String {
 /// # Errors
 /// A bad position or a bad tablebase file.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let pos = args.position.position()?;
-    if let Some(end) = pos.end() {
+    // The game's end, not the position's: a threefold repetition in `--moves` ends
+    // the game as it does for every other command, whatever the table says.
+    let game = args.position.game()?;
+    if let Some(end) = game.end() {
         outln!("game over: {end}");
         return Ok(());
     }
+    let pos = *game.position();
     let Some(sector) = Tablebase::sector_of(&pos) else {
         outln!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side");
         return Ok(());

@@ -2,7 +2,9 @@
 //! it exits. Good input exits 0; bad input exits 2 with exactly one line on standard
 //! error, `error: ...`, that names the offending token, and never a panic.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{morris, ok, refused, text};
 
 const START_OURS: &str = ".../.../.../....../.../.../... w 9 9";
 const START_SANMILL: &str = "********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1";
@@ -14,71 +16,12 @@ const FLYING: &str = "W.W/.W./.../.B..../.../.../B.B w 0 0";
 const AFTER_G7XB6_OURS: &str = "WWW/..B/.../....../.../.../... b 6 7";
 const AFTER_G7XB6_SANMILL: &str = "********/*@******/OO*****O b p p 3 6 1 7 0 0 0 0 0 0 0 0 1";
 
-fn morris(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .output()
-        .expect("the morris binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
-
-/// Run a command that must succeed; return its standard output.
-fn ok(args: &[&str]) -> String {
-    let out = morris(args);
-    let stderr = text(&out.stderr);
-    assert!(
-        out.status.success(),
-        "morris {args:?} failed with {:?}: {stderr}",
-        out.status
-    );
-    assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
-    text(&out.stdout)
-}
-
-/// Run a command that must be refused as bad input; return the error line.
-fn refused(args: &[&str]) -> (Output, String) {
-    let out = morris(args);
-    let stderr = text(&out.stderr);
-    assert!(
-        !stderr.contains("panicked"),
-        "morris {args:?} panicked: {stderr}"
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "morris {args:?} should exit 2, stderr: {stderr}"
-    );
-    assert!(
-        stderr.starts_with("error: "),
-        "morris {args:?}: stderr does not start with 'error: ': {stderr:?}"
-    );
-    assert!(
-        out.stdout.is_empty(),
-        "morris {args:?} printed on stdout: {}",
-        text(&out.stdout)
-    );
-    (out, stderr)
-}
-
 /// Bad input: exit 2, one line `error: ...` naming `token`, nothing on stdout.
 fn bad(args: &[&str], token: &str) {
-    let (_, stderr) = refused(args);
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "morris {args:?}: expected one line on stderr, got {stderr:?}"
-    );
+    let error = refused(args);
     assert!(
-        stderr.ends_with('\n'),
-        "morris {args:?}: stderr line not terminated: {stderr:?}"
-    );
-    assert!(
-        lines[0].contains(token),
-        "morris {args:?}: error does not name {token:?}: {stderr:?}"
+        error.contains(token),
+        "morris {args:?}: error does not name {token:?}: {error:?}"
     );
 }
 
@@ -274,7 +217,7 @@ fn moves_are_sorted_and_distinct() {
 
 #[test]
 fn moves_of_a_finished_game() {
-    let out = morris(&["moves", "--fen", "WWW/.../.../....../.../.../..B b 0 0"]);
+    let out = morris(["moves", "--fen", "WWW/.../.../....../.../.../..B b 0 0"]).output();
     assert!(out.status.success());
     assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
     assert!(text(&out.stderr).starts_with("game over: white wins"));
@@ -659,7 +602,7 @@ fn illegal_moves_say_which_move_and_why() {
         ),
     ];
     for (args, message) in cases {
-        let (_, stderr) = refused(args);
+        let stderr = refused(args);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
@@ -682,7 +625,7 @@ const CLAP_ERRORS: &[(&[&str], &str)] = &[
 #[test]
 fn argument_errors_exit_2_and_name_the_token() {
     for (args, token) in CLAP_ERRORS {
-        let (_, stderr) = refused(args);
+        let stderr = refused(args);
         assert!(stderr.contains(token), "{args:?}: {stderr:?}");
     }
 }
@@ -699,21 +642,18 @@ fn argument_errors_are_one_line() {
 fn non_utf8_arguments_are_refused() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
-    let out = Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args([OsStr::new("show"), OsStr::new("--moves")])
-        .arg(OsStr::from_bytes(b"a7 \xff"))
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    morris([
+        OsStr::new("show"),
+        OsStr::new("--moves"),
+        OsStr::from_bytes(b"a7 \xff"),
+    ])
+    .fails(common::BAD_INPUT);
 }
 
 #[test]
 fn no_subcommand_is_an_error_and_help_is_not() {
-    let out = morris(&[]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = morris(Vec::<&str>::new()).output();
+    assert_eq!(out.status.code(), Some(common::BAD_INPUT));
     assert!(!text(&out.stderr).contains("panicked"));
     for sub in ["show", "moves", "perft"] {
         let help = ok(&[sub, "--help"]);
@@ -729,29 +669,22 @@ fn no_subcommand_is_an_error_and_help_is_not() {
 fn move_lists_apply_the_threefold_rule() {
     let fen = "WB./W../.../.....W/.../.../BB. w 0 0";
     let shuttle = "g4-f4 d7-d6 f4-g4 d6-d7 g4-f4 d7-d6 f4-g4 d6-d7";
-    let out = morris(&["show", "--fen", fen, "--moves", shuttle]);
-    assert!(out.status.success());
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = ok(&["show", "--fen", fen, "--moves", shuttle]);
     assert!(
         shown.contains("game over: draw by threefold repetition"),
         "{shown}"
     );
     // Two repetitions are not yet a draw.
     let twice = shuttle.rsplitn(5, ' ').last().unwrap();
-    let out = morris(&["show", "--fen", fen, "--moves", twice]);
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("game over"));
-    let out = morris(&["moves", "--fen", fen, "--moves", shuttle]);
-    assert!(out.status.success());
-    assert!(out.stdout.is_empty());
-    let out = morris(&[
+    assert!(!ok(&["show", "--fen", fen, "--moves", twice]).contains("game over"));
+    assert_eq!(ok(&["moves", "--fen", fen, "--moves", shuttle]), "");
+    let err = refused(&[
         "moves",
         "--fen",
         fen,
         "--moves",
         &format!("{shuttle} g4-f4"),
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("move 9 'g4-f4' is illegal: the game is over"),
         "{err}"

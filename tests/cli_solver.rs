@@ -2,10 +2,12 @@
 //! stats and verify, run as the built binary against tablebases generated into a
 //! temporary directory. Answers are checked against the libraries where they can be.
 
+mod common;
+
+use common::{command, fails, morris, ok, refused, text};
 use morris_engine::{notation, Color, Outcome, Position, Variant};
 use morris_tablebase::{Tablebase, Value, Wdl};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use tempfile::TempDir;
 
 /// The built-in position of `solve`: White to move wins in 25 plies.
@@ -17,72 +19,6 @@ const THREE_THREE: &str = "W../.B./W../B....W/.../..B/... b 0 0";
 const PLACING: &str = "W../W../.../....../.../.../BBB w 1 0";
 /// White to move closes a7-d7-g7 with g4-g7 and takes a piece: the game ends.
 const WIN_IN_ONE: &str = "WW./.../.../.....W/.../.../BBB w 0 0";
-
-fn morris(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .output()
-        .expect("the morris binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
-
-/// Run a command that must succeed; return its standard output.
-fn ok(args: &[&str]) -> String {
-    let out = morris(args);
-    let stderr = text(&out.stderr);
-    assert!(
-        out.status.success(),
-        "morris {args:?} failed with {:?}: {stderr}",
-        out.status
-    );
-    assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
-    text(&out.stdout)
-}
-
-/// Run a command that must be refused as bad input: exit 2, one line on stderr.
-fn refused(args: &[&str]) -> String {
-    let out = morris(args);
-    let stderr = text(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "morris {args:?} should exit 2; stderr: {stderr}"
-    );
-    assert!(
-        stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1,
-        "morris {args:?}: not a one-line error: {stderr:?}"
-    );
-    stderr
-}
-
-/// Run with `input` on standard input; return standard output after a success.
-fn with_input(args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the morris binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .expect("input is written");
-    let out = child.wait_with_output().expect("morris finishes");
-    let stderr = text(&out.stderr);
-    assert!(
-        out.status.success(),
-        "morris {args:?} < {input:?} failed with {:?}: {stderr}",
-        out.status
-    );
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    text(&out.stdout)
-}
 
 /// A directory holding the Standard 3-3 sector.
 fn three_three() -> TempDir {
@@ -184,7 +120,7 @@ fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
     let dir = tempfile::tempdir().unwrap();
     let tb = dir.path().join("tb");
     let tb = tb.to_str().unwrap();
-    let out = morris(&["solve", "--tb", tb]);
+    let out = morris(["solve", "--tb", tb]).output();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("generating"), "{stderr}");
@@ -204,7 +140,7 @@ fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
     assert_eq!(end.outcome, Outcome::Win(Color::White), "{stdout}");
 
     // The second time the files are there: nothing to generate, the same answer.
-    let again = morris(&["solve", "--tb", tb]);
+    let again = morris(["solve", "--tb", tb]).output();
     assert!(again.status.success());
     assert!(!text(&again.stderr).contains("generating"));
     assert_eq!(answer(&text(&again.stdout)), answer(&stdout));
@@ -443,10 +379,9 @@ fn bench_node_counts_are_deterministic() {
 #[test]
 fn play_answers_moves_lists_them_and_survives_bad_input() {
     let dir = three_three();
-    let out = with_input(
-        &["play", "--time", "0.1", "--tb", path(&dir)],
-        "a7\nmoves\nbad\nquit\n",
-    );
+    let out = morris(["play", "--time", "0.1", "--tb", path(&dir)])
+        .stdin("a7\nmoves\nbad\nquit\n")
+        .ok();
     assert!(out.contains("you play white"), "{out}");
     let reply = out
         .lines()
@@ -477,18 +412,17 @@ fn play_answers_moves_lists_them_and_survives_bad_input() {
     assert!(!out.contains("game over"), "{out}");
 
     // The engine plays first as White when the person takes Black; end of input ends.
-    let out = with_input(
-        &[
-            "play",
-            "--color",
-            "black",
-            "--time",
-            "0.1",
-            "--tb",
-            path(&dir),
-        ],
-        "",
-    );
+    let out = morris([
+        "play",
+        "--color",
+        "black",
+        "--time",
+        "0.1",
+        "--tb",
+        path(&dir),
+    ])
+    .stdin("")
+    .ok();
     assert!(out.contains("you play black"), "{out}");
     assert!(out.contains("engine plays "), "{out}");
 }
@@ -497,48 +431,45 @@ fn play_answers_moves_lists_them_and_survives_bad_input() {
 fn play_announces_the_end_of_the_game() {
     let dir = three_three();
     // The engine, White, wins at once.
-    let out = with_input(
-        &[
-            "play",
-            "--color",
-            "black",
-            "--fen",
-            WIN_IN_ONE,
-            "--time",
-            "0.1",
-            "--tb",
-            path(&dir),
-        ],
-        "",
-    );
+    let out = morris([
+        "play",
+        "--color",
+        "black",
+        "--fen",
+        WIN_IN_ONE,
+        "--time",
+        "0.1",
+        "--tb",
+        path(&dir),
+    ])
+    .stdin("")
+    .ok();
     assert!(out.contains("engine plays g4-g7x"), "{out}");
     assert!(out.contains("game over: white wins"), "{out}");
     // The person, White, wins with the same move.
-    let out = with_input(
-        &[
-            "play",
-            "--fen",
-            WIN_IN_ONE,
-            "--time",
-            "0.1",
-            "--tb",
-            path(&dir),
-        ],
-        "g4-g7xa1\n",
-    );
+    let out = morris([
+        "play",
+        "--fen",
+        WIN_IN_ONE,
+        "--time",
+        "0.1",
+        "--tb",
+        path(&dir),
+    ])
+    .stdin("g4-g7xa1\n")
+    .ok();
     assert!(!out.contains("engine plays"), "{out}");
     assert!(out.contains("game over: white wins"), "{out}");
     // A position already over is announced at once.
-    let out = with_input(
-        &[
-            "play",
-            "--fen",
-            "WWW/.../.../....../.../.../BB. w 0 0",
-            "--tb",
-            path(&dir),
-        ],
-        "",
-    );
+    let out = morris([
+        "play",
+        "--fen",
+        "WWW/.../.../....../.../.../BB. w 0 0",
+        "--tb",
+        path(&dir),
+    ])
+    .stdin("")
+    .ok();
     assert!(out.contains("game over: white wins"), "{out}");
 }
 
@@ -589,6 +520,51 @@ fn probe_covered_and_uncovered_positions() {
         path(&dir),
     ]);
     assert!(out.starts_with("game over"), "{out}");
+}
+
+/// A `--moves` game that repeats its start a third time is over for every command:
+/// each says so, and none reports the table's value of the position (a win in 25).
+#[test]
+fn every_command_ends_a_game_at_its_third_repetition() {
+    let dir = three_three();
+    let shuttle = "g4-f4 d7-d6 f4-g4 d6-d7 g4-f4 d7-d6 f4-g4 d6-d7";
+    let over = "game over: draw by threefold repetition";
+    for (cmd, takes_tb) in [
+        ("probe", true),
+        ("show", false),
+        ("solve", true),
+        ("analyze", true),
+    ] {
+        let mut args = vec![cmd, "--fen", DEFAULT, "--moves", shuttle];
+        if takes_tb {
+            args.extend(["--tb", path(&dir)]);
+        }
+        let out = ok(&args);
+        assert!(out.contains(over) && !out.contains("win"), "{cmd}: {out}");
+    }
+    let perft = ok(&["perft", "2", "--fen", DEFAULT, "--moves", shuttle]);
+    assert_eq!(perft, "perft 2: 0\n");
+    let out = morris(["moves", "--fen", DEFAULT, "--moves", shuttle]).output();
+    assert!(out.status.success());
+    assert_eq!(
+        (text(&out.stdout).as_str(), text(&out.stderr).trim()),
+        ("", over)
+    );
+    // Twice is not yet a draw: the table's value stands.
+    let twice = shuttle.rsplitn(5, ' ').last().unwrap();
+    let out = ok(&[
+        "probe",
+        "--fen",
+        DEFAULT,
+        "--moves",
+        twice,
+        "--tb",
+        path(&dir),
+    ]);
+    assert_eq!(
+        out.trim(),
+        "win for the side to move, DTM 25 plies (standard sector 3-3)"
+    );
 }
 
 #[test]
@@ -644,9 +620,7 @@ fn verify_full_passes_on_generated_files() {
         "--tb",
         path(&dir),
     ]);
-    let out = morris(&["verify", "--full", "--tb", path(&dir)]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = ok(&["verify", "--full", "--tb", path(&dir)]);
     assert!(
         stdout.contains("all 6 files ok, every value verified"),
         "{stdout}"
@@ -673,9 +647,11 @@ fn verify_full_passes_on_generated_files() {
         "{part}"
     );
     // A sector without a file is an error.
-    let out = morris(&["verify", "--full", "--sector", "5-5", "--tb", path(&dir)]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).contains("sector 5-5: no good file to check"));
+    let (stdout, _) = fails(&["verify", "--full", "--sector", "5-5", "--tb", path(&dir)]);
+    assert!(
+        stdout.contains("sector 5-5: no good file to check"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -713,8 +689,7 @@ fn a_closed_pipe_ends_output_without_a_panic() {
         "--tb",
         path(&dir),
     ]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(["analyze", "--fen", DEFAULT, "--tb", path(&dir)])
+    let mut child = command(["analyze", "--fen", DEFAULT, "--tb", path(&dir)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

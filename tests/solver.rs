@@ -6,6 +6,9 @@
 //! tablebases, must agree with them in value and distance, and every line it returns
 //! must end the game in exactly the distance it claims.
 
+mod common;
+
+use common::Rng;
 use morris_engine::{Bitboard, Color, Move, Outcome, Point, Position, Setup, Variant};
 use morris_solver::{
     analyze, Limits, Provenance, SearchResult, Searcher, Verdict, MATE, MATE_BOUND,
@@ -359,27 +362,27 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
 /// in all, so that it never places its last piece with fewer than three on the board
 /// (that case has its own test, `a_side_that_places_its_last_piece_into_defeat_loses`).
 fn placement_positions(variant: Variant, n: usize, seed: u64) -> Vec<Position> {
-    let mut state = seed;
-    let mut next = move |bound: u64| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) % bound
-    };
+    let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     while out.len() < n {
         // Hands: one each, or one for a single side (either to move).
-        let hand = [[1, 1], [1, 0], [0, 1]][next(3) as usize];
-        let total = [0, 1].map(|c| if hand[c] > 0 { 4 } else { 3 + next(2) as u8 });
+        let hand = [[1, 1], [1, 0], [0, 1]][rng.below(3)];
+        let total = [0, 1].map(|c| {
+            if hand[c] > 0 {
+                4
+            } else {
+                3 + rng.below(2) as u8
+            }
+        });
         let mut free: Vec<usize> = (0..24).collect();
         let mut pieces = [Bitboard::EMPTY; 2];
         for c in 0..2 {
             for _ in 0..total[c] - hand[c] {
-                let p = free.swap_remove(next(free.len() as u64) as usize);
+                let p = free.swap_remove(rng.below(free.len()));
                 pieces[c] |= Point::from_index(p).bit();
             }
         }
-        let side_to_move = if next(2) == 0 {
+        let side_to_move = if rng.below(2) == 0 {
             Color::White
         } else {
             Color::Black

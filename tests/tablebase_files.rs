@@ -4,27 +4,17 @@
 //! and replaced by `generate`; leftover temporary files are ignored; and a write that
 //! fails (disk full, file size limit) leaves no finished-looking file behind.
 
+mod common;
+
+use common::{command, text, BIN, FAILURE};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use xxhash_rust::xxh3::xxh3_64;
-
-const BIN: &str = env!("CARGO_BIN_EXE_morris");
 
 /// White a7 g7 d6 to move against Black b4 a1 d1 g1: a position of sector 3-4.
 const FEN_3_4: &str = "W.W/.W./.../.B..../.../.../BBB w 0 0";
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn morris(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the morris binary runs")
-}
 
 fn tb_args<'a>(dir: &'a Path, args: &[&'a str]) -> Vec<&'a str> {
     let mut v = args.to_vec();
@@ -32,44 +22,15 @@ fn tb_args<'a>(dir: &'a Path, args: &[&'a str]) -> Vec<&'a str> {
     v
 }
 
-/// Run a command that must succeed; return its standard output.
+/// Run a command on the tablebases in `dir` that must succeed; its standard output.
 fn ok(dir: &Path, args: &[&str]) -> String {
-    let args = tb_args(dir, args);
-    let out = morris(&args);
-    let stderr = text(&out.stderr);
-    assert!(
-        out.status.success(),
-        "morris {args:?} failed with {:?}:\n{}\n{stderr}",
-        out.status,
-        text(&out.stdout)
-    );
-    assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
-    text(&out.stdout)
+    common::ok(&tb_args(dir, args))
 }
 
-/// Run a command that must fail cleanly: exit status 1 and exactly one line on
-/// standard error, `error: ...`. Returns (stdout, the error line).
+/// Run a command on the tablebases in `dir` that must fail cleanly (status 1, one
+/// error line): its standard output and the error line.
 fn fails(dir: &Path, args: &[&str]) -> (String, String) {
-    let args = tb_args(dir, args);
-    let out = morris(&args);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(
-        !stderr.contains("panicked") && !stdout.contains("panicked"),
-        "morris {args:?} panicked:\n{stderr}"
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "morris {args:?} should fail with status 1:\n{stdout}\n{stderr}"
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "morris {args:?}: one error line expected:\n{stderr}"
-    );
-    assert!(lines[0].starts_with("error: "), "morris {args:?}: {stderr}");
-    (stdout, lines[0].to_string())
+    common::fails(&tb_args(dir, args))
 }
 
 /// Generate the given sectors with both variants' arguments appended.
@@ -133,15 +94,14 @@ fn killed_generation_resumes_to_identical_files() {
     assert_eq!(expected.len(), 9, "3-3 to 5-5: {:?}", expected.keys());
 
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut child = Command::new(BIN)
-        .args(tb_args(
-            dir.path(),
-            &["generate", "--threads", "2", "--max-pieces", "5"],
-        ))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the morris binary starts");
+    let mut child = command(tb_args(
+        dir.path(),
+        &["generate", "--threads", "2", "--max-pieces", "5"],
+    ))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("the morris binary starts");
     // Kill it once it works on the 4-5 pair, after six sectors are written.
     let stdout = child.stdout.take().expect("a piped stdout");
     let mut seen = Vec::new();
@@ -452,18 +412,21 @@ fn a_file_size_limit_leaves_no_finished_looking_file() {
         .output()
         .expect("sh runs");
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(out.status.code(), Some(FAILURE), "{stdout}\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     check_failed_write(dir.path(), lines[0], "File too large (os error 27)");
 }
 
-/// A real full file system: a 1 MiB tmpfs in a private mount namespace. Needs the
-/// right to mount (root in most containers); skipped where `unshare` or `mount` is
-/// refused. Everything is checked inside the namespace, which vanishes with it.
+/// A real full file system: a 1 MiB tmpfs in a private mount namespace, where
+/// everything is checked before the namespace vanishes. Mounting needs root (or
+/// CAP_SYS_ADMIN) and `unshare`, which most machines do not grant a test; where the
+/// test is run, a refused mount is a failure, never a silent pass.
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "needs root and a private mount namespace (unshare --mount); run as root: \
+            cargo test --release --test tablebase_files -- --ignored a_full_tmpfs"]
 fn a_full_tmpfs_leaves_no_finished_looking_file() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let script = r#"
@@ -489,22 +452,15 @@ fn a_full_tmpfs_leaves_no_finished_looking_file() {
         ])
         .arg(&mount_point)
         .arg(BIN)
-        .output();
-    let out = match out {
-        Ok(out) if out.status.code() == Some(0) => out,
-        Ok(out) => {
-            eprintln!(
-                "skipped: cannot mount a tmpfs here ({:?}: {})",
-                out.status,
-                text(&out.stderr).trim()
-            );
-            return;
-        }
-        Err(e) => {
-            eprintln!("skipped: no unshare here ({e})");
-            return;
-        }
-    };
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run unshare, which this test needs: {e}"));
+    assert!(
+        out.status.success(),
+        "cannot mount a tmpfs in a private mount namespace (this test needs root): \
+         {:?}: {}",
+        out.status,
+        text(&out.stderr).trim()
+    );
     let report = text(&out.stdout);
     let field = |key: &str| -> Vec<String> {
         report

@@ -8,7 +8,7 @@
 //!
 //! let start = Position::start(Variant::Standard);
 //! assert_eq!(start.legal_moves().len(), 24);
-//! assert_eq!(perft(&start, 3), 12144);
+//! assert_eq!(perft(&start, 3), Some(12144));
 //!
 //! // White closes a mill on the top line and takes b6.
 //! let line = notation::parse_moves(&start, "a7 b6 d7 f6 g7xb6").unwrap();

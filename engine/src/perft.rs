@@ -1,29 +1,31 @@
 //! Perft: the number of move sequences of a given length, each atomic turn (capture
 //! included) one ply. Finished games have no moves, so they add nothing below them.
+//! Counts are `u64`, added with checks: a count that does not fit is `None`, never a
+//! wrapped number.
 
 use crate::moves::Move;
 use crate::position::Position;
 
-/// The number of leaves `depth` plies below `pos`.
-pub fn perft(pos: &Position, depth: u32) -> u64 {
+/// The number of leaves `depth` plies below `pos`, or `None` if it exceeds
+/// `u64::MAX`.
+pub fn perft(pos: &Position, depth: u32) -> Option<u64> {
     match depth {
-        0 => 1,
-        1 => pos.count_legal_moves(),
-        _ => pos
-            .legal_moves()
-            .iter()
-            .map(|&m| perft(&pos.play_unchecked(m), depth - 1))
-            .sum(),
+        0 => Some(1),
+        1 => Some(pos.count_legal_moves()),
+        _ => pos.legal_moves().iter().try_fold(0u64, |sum, &m| {
+            sum.checked_add(perft(&pos.play_unchecked(m), depth - 1)?)
+        }),
     }
 }
 
-/// Perft split by first move, in move-generation order.
-pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+/// Perft split by first move, in move-generation order, or `None` if a count exceeds
+/// `u64::MAX`.
+pub fn perft_divide(pos: &Position, depth: u32) -> Option<Vec<(Move, u64)>> {
     if depth == 0 {
-        return Vec::new();
+        return Some(Vec::new());
     }
     pos.legal_moves()
         .iter()
-        .map(|&m| (m, perft(&pos.play_unchecked(m), depth - 1)))
+        .map(|&m| Some((m, perft(&pos.play_unchecked(m), depth - 1)?)))
         .collect()
 }

@@ -221,9 +221,9 @@ pub enum IllegalMove {
     /// A slide that is not along one connection.
     #[error("{0} and {1} are not joined by a line ({2} may not fly)")]
     NotAdjacent(Point, Point, Color),
-    /// The move closes a mill and must take a piece.
+    /// The move (written without a capture) closes a mill and must take a piece.
     #[error("it closes a mill: say which piece it takes, like {0}x<point>")]
-    MissingCapture(String),
+    MissingCapture(Move),
     /// The move closes no mill and so takes nothing.
     #[error("it closes no mill, so it cannot take {0}")]
     UnexpectedCapture(Point),
@@ -492,7 +492,7 @@ impl Position {
         let capturable = self.capturable();
         let mill = closes_mill(own, to.index()) && !capturable.is_empty();
         match (mill, m.capture()) {
-            (true, None) => Err(IllegalMove::MissingCapture(m.to_string())),
+            (true, None) => Err(IllegalMove::MissingCapture(m)),
             (false, Some(c)) => Err(IllegalMove::UnexpectedCapture(c)),
             (true, Some(c)) if !self.them().contains(c) => {
                 Err(IllegalMove::NothingToTake(c, side.opponent()))
