@@ -126,7 +126,7 @@ impl Reporter for Progress {
         if self.visible {
             let _ = self.multi.println(line);
         } else if self.to_stderr {
-            eprintln!("{line}");
+            errln!("{line}");
         } else {
             outln!("{line}");
         }

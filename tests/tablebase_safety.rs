@@ -7,11 +7,12 @@
 //! error, not a panic; and tables read into memory (`--no-mmap`) are immune to a file
 //! rewritten in place.
 
+mod common;
+
+use common::{command, text, BIN, FAILURE};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_morris");
 
 /// White a7 g7 d6 to move against Black b4 a1 d1 g1: a position of sector 3-4.
 const FEN_3_4: &str = "W.W/.W./.../.B..../.../.../BBB w 0 0";
@@ -19,8 +20,7 @@ const FEN_3_4: &str = "W.W/.W./.../.B..../.../.../BBB w 0 0";
 /// Run morris in `dir` with `args`, killing it after 60 s (a hang is a failure, not a
 /// stuck test run).
 fn run(dir: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
+    let mut child = command(args)
         .args(["--tb", dir.to_str().expect("a UTF-8 temporary path")])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -43,11 +43,11 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 /// standard output.
 fn fails_with(dir: &Path, args: &[&str], needle: &str) {
     let out = run(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = text(&out.stderr);
+    let stdout = text(&out.stdout);
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(FAILURE),
         "morris {args:?} should fail:\n{stdout}\n{stderr}"
     );
     assert!(!stderr.contains("panicked"), "morris {args:?}: {stderr}");
@@ -60,13 +60,13 @@ fn fails_with(dir: &Path, args: &[&str], needle: &str) {
 
 fn succeeds(dir: &Path, args: &[&str]) -> String {
     let out = run(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = text(&out.stderr);
     assert!(
         out.status.success(),
         "morris {args:?} failed: {stderr}\n{}",
-        String::from_utf8_lossy(&out.stdout)
+        text(&out.stdout)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    text(&out.stdout)
 }
 
 /// Standard 3-3, 3-4 and 4-3, generated.
@@ -254,7 +254,7 @@ fn threads_that_cannot_start_are_an_error() {
         ])
         .output()
         .expect("sh runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("error: cannot start 1000 worker threads"),
@@ -263,7 +263,7 @@ fn threads_that_cannot_start_are_an_error() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let out = run(dir.path(), &["generate", "--threads", "100000"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads"));
+    assert!(text(&out.stderr).contains("--threads"));
 }
 
 /// Tables read into memory do not change when the file is rewritten in place after
