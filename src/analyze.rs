@@ -85,11 +85,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let tb = args.tb.open()?;
-    let mut searcher = Searcher::new(Some(&tb), args.search.hash);
+    let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
     let history = crate::args::history(&game);
     let clock = std::time::Instant::now();
-    let moves = analyze(&mut searcher, &pos, limits, &history);
-    let root = searcher.search(&pos, limits, &history);
+    let moves = analyze(&mut searcher, &pos, limits, &history)?;
+    let root = searcher.search(&pos, limits, &history)?;
     let secs = clock.elapsed().as_secs_f64();
     let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
     if args.json {

@@ -123,6 +123,7 @@ impl SearchArgs {
             time,
             nodes: self.nodes,
             value_only: self.value_only,
+            ..morris_solver::Limits::default()
         })
     }
 }

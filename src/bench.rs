@@ -36,7 +36,7 @@ pub struct Args {
 /// Run the command.
 ///
 /// # Errors
-/// Never for the built-in list; a parse error would name the position.
+/// A table that cannot be allocated; never a parse error for the built-in list.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = Limits {
         depth: Some(args.depth),
@@ -46,8 +46,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let clock = Instant::now();
     for (i, (fen, variant)) in POSITIONS.iter().enumerate() {
         let pos = notation::parse_position(fen, *variant)?;
-        let mut searcher = Searcher::new(None, args.hash);
-        let r = searcher.search(&pos, limits, &[]);
+        let mut searcher = Searcher::new(None, args.hash)?;
+        let r = searcher.search(&pos, limits, &[])?;
         total += r.stats.nodes;
         outln!(
             "{:>2} {:<9} {:<40} {:>10} nodes  best {}",

@@ -78,9 +78,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let mut game = args.position.game()?;
     let tb = args.tb.open()?;
-    let mut searcher = Searcher::new(Some(&tb), args.hash);
+    let mut searcher = Searcher::new(Some(&tb), args.hash)?;
     let limits = Limits {
-        time: Some(Duration::from_secs_f64(args.time)),
+        // A time too long to represent is no limit.
+        time: Some(Duration::try_from_secs_f64(args.time).unwrap_or(Duration::MAX)),
         ..Limits::default()
     };
     let variant = args.position.variant;
@@ -101,7 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Ok(());
         }
         if pos.side_to_move() != human {
-            let r = searcher.search(&pos, limits, &crate::args::history(&game));
+            let r = searcher.search(&pos, limits, &crate::args::history(&game))?;
             let Some(m) = r.best else {
                 anyhow::bail!("the engine found no move");
             };

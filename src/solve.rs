@@ -4,9 +4,10 @@ use crate::args::{PositionArgs, SearchArgs};
 use crate::generate::Progress;
 use crate::tb::TbDir;
 use morris_engine::{notation, Color, EndReason, Game, Position, Variant};
-use morris_solver::{Provenance, SearchResult, Searcher, Verdict};
+use morris_solver::{Limits, Provenance, SearchResult, Searcher, Verdict};
 use morris_tablebase::{driver, Sector, Tablebase, Wdl};
 use std::path::Path;
+use std::time::Instant;
 
 /// The built-in position: a Standard three-against-three endgame that White, to move,
 /// wins in 25 plies.
@@ -156,10 +157,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         outln!("value:     game over: {end}");
         return Ok(());
     }
+    // The time limit counts opening the files and allocating the table, which for a
+    // large table takes seconds.
+    let limits = Limits {
+        start: Some(Instant::now()),
+        ..limits
+    };
     let tb = args.tb.open()?;
-    let mut searcher = Searcher::new(Some(&tb), args.search.hash);
-    let result = searcher.search(&pos, limits, &crate::args::history(&game));
-    let best_moves = searcher.tablebase_best_moves(&pos);
+    let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
+    let result = searcher.search(&pos, limits, &crate::args::history(&game))?;
+    let best_moves = searcher.tablebase_best_moves(&pos)?;
     report(&pos, &result, &best_moves);
     Ok(())
 }

@@ -217,10 +217,10 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
                 v.dtm().is_some_and(|t| (1..=d as u16).contains(&t))
             }));
             // One searcher per sector: its table carries over from search to search.
-            let mut searcher = Searcher::new(None, 16);
+            let mut searcher = Searcher::new(None, 16).unwrap();
             for pos in sample {
                 let stored = tb.probe(&pos).expect("intact tables").unwrap();
-                let r = searcher.search(&pos, depth(d), &[]);
+                let r = searcher.search(&pos, depth(d), &[]).unwrap();
                 searched += 1;
                 check_no_estimate_in_mate_band(&pos, &r);
                 match r.provenance {
@@ -279,7 +279,10 @@ fn known_wins_and_losses_in_n_are_found_exactly() {
                 for pos in positions_with(variant, sector, 2, |v| v.dtm() == Some(dtm)) {
                     found += 1;
                     let want = Value::decided(dtm);
-                    let r = Searcher::new(None, 16).search(&pos, depth(8), &[]);
+                    let r = Searcher::new(None, 16)
+                        .unwrap()
+                        .search(&pos, depth(8), &[])
+                        .unwrap();
                     assert_eq!(r.provenance, Provenance::Proof, "{variant} {pos}: {r:?}");
                     assert_eq!(r.value, Some(Verdict::from(want)), "{variant} {pos}: {r:?}");
                     let mate = MATE - i32::from(dtm);
@@ -305,7 +308,7 @@ fn known_wins_and_losses_in_n_are_found_exactly() {
 #[test]
 fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
     let tb = tablebase();
-    let mut searcher = Searcher::new(Some(tb), 16);
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
     let built_in = morris_engine::notation::parse_position(
         "WB./W../.../.....W/.../.../BB. w 0 0",
         Variant::Standard,
@@ -329,7 +332,7 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
     let mut longest = 0;
     for pos in cases {
         let stored = tb.probe(&pos).expect("intact tables").unwrap();
-        let r = searcher.search(&pos, Limits::default(), &[]);
+        let r = searcher.search(&pos, Limits::default(), &[]).unwrap();
         assert_eq!(r.provenance, Provenance::Tablebase, "{pos}: {r:?}");
         assert_eq!(r.value, Some(Verdict::from(stored)), "{pos}: {r:?}");
         assert_eq!(r.best, r.pv.first().copied(), "{pos}: {r:?}");
@@ -405,10 +408,10 @@ fn placement_positions_are_proved_through_the_tablebases() {
     let tb = tablebase();
     let mut seen = [0; 3];
     for variant in Variant::ALL {
-        let mut searcher = Searcher::new(Some(tb), 16);
+        let mut searcher = Searcher::new(Some(tb), 16).unwrap();
         for pos in placement_positions(variant, 40, 7) {
             let want = exact(tb, &pos, 2);
-            let r = searcher.search(&pos, Limits::default(), &[]);
+            let r = searcher.search(&pos, Limits::default(), &[]).unwrap();
             assert_eq!(r.provenance, Provenance::Proof, "{variant} {pos}: {r:?}");
             let value = r.value.expect("a proof has a value");
             assert_eq!(
@@ -427,8 +430,8 @@ fn placement_positions_are_proved_through_the_tablebases() {
                 check_line_ends_game(tb, &pos, &r.pv, value);
             }
             // Value only: the same result, and a move that keeps it (any for a loss).
-            let mut fresh = Searcher::new(Some(tb), 16);
-            let v = fresh.search(&pos, value_only(), &[]);
+            let mut fresh = Searcher::new(Some(tb), 16).unwrap();
+            let v = fresh.search(&pos, value_only(), &[]).unwrap();
             assert_eq!(
                 v.provenance,
                 Provenance::ValueProof,
@@ -470,9 +473,9 @@ fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
         }
         cases.extend(placement_positions(variant, 6, 99));
     }
-    let mut searcher = Searcher::new(Some(tb), 16);
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
     for pos in cases {
-        let moves = analyze(&mut searcher, &pos, Limits::default(), &[]);
+        let moves = analyze(&mut searcher, &pos, Limits::default(), &[]).unwrap();
         let legal = pos.legal_moves();
         assert_eq!(moves.len(), legal.len(), "{pos}: not every move analysed");
         for m in legal.iter() {
@@ -498,7 +501,7 @@ fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
             );
             previous = for_mover;
         }
-        let root = searcher.search(&pos, Limits::default(), &[]);
+        let root = searcher.search(&pos, Limits::default(), &[]).unwrap();
         assert_eq!(
             moves[0].score, root.score,
             "{pos}: the first move's score is not the position's"
@@ -519,15 +522,17 @@ fn analyze_shares_one_search_among_moves_equal_up_to_symmetry() {
         )
         .unwrap();
         for limits in [Limits::default(), value_only()] {
-            let mut searcher = Searcher::new(Some(tb), 16);
-            let moves = analyze(&mut searcher, &pos, limits, &[]);
+            let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+            let moves = analyze(&mut searcher, &pos, limits, &[]).unwrap();
             assert_eq!(moves.len(), 24);
             let searched = moves.iter().filter(|a| a.result.stats.nodes > 0).count();
             assert_eq!(searched, 4, "{variant}: one search per class of moves");
             for a in &moves {
                 // Each move against a search of its own, from a fresh table.
-                let alone =
-                    Searcher::new(Some(tb), 16).search(&pos.play_unchecked(a.mv), limits, &[]);
+                let alone = Searcher::new(Some(tb), 16)
+                    .unwrap()
+                    .search(&pos.play_unchecked(a.mv), limits, &[])
+                    .unwrap();
                 assert_eq!(a.result.value, alone.value, "{variant} {}", a.mv);
                 if !limits.value_only {
                     // (Value-only scores are bounds that depend on the table's contents.)
@@ -569,7 +574,10 @@ fn positions_repeated_from_the_history_score_as_draws() {
         .map(|&m| pos.play_unchecked(m).hash())
         .collect();
     for d in [1, 3, 5] {
-        let free = Searcher::new(None, 16).search(&pos, depth(d), &[]);
+        let free = Searcher::new(None, 16)
+            .unwrap()
+            .search(&pos, depth(d), &[])
+            .unwrap();
         assert_eq!(
             free.provenance,
             Provenance::Estimate,
@@ -581,7 +589,10 @@ fn positions_repeated_from_the_history_score_as_draws() {
             free.score
         );
         // Every move repeats a position of the game: nothing but a draw is left.
-        let repeated = Searcher::new(None, 16).search(&pos, depth(d), &children);
+        let repeated = Searcher::new(None, 16)
+            .unwrap()
+            .search(&pos, depth(d), &children)
+            .unwrap();
         assert_eq!(repeated.score, 0, "{pos} depth {d}: {repeated:?}");
         assert_eq!(
             repeated.provenance,
@@ -626,19 +637,22 @@ fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
     let tb = tablebase();
     for d in [2, 4, 6] {
         // Within the search, White's shuttle now leads to a repetition: a draw.
-        let mut searcher = Searcher::new(None, 16);
-        let with = searcher.search(&root, depth(d), &history);
+        let mut searcher = Searcher::new(None, 16).unwrap();
+        let with = searcher.search(&root, depth(d), &history).unwrap();
         assert_eq!(with.provenance, Provenance::Estimate, "{root}: {with:?}");
         assert!(with.score >= 0, "{root}: a draw is at hand, yet {with:?}");
         // Without the history the same search is an estimate of a drawn position too.
-        let without = Searcher::new(None, 16).search(&root, depth(d), &[]);
+        let without = Searcher::new(None, 16)
+            .unwrap()
+            .search(&root, depth(d), &[])
+            .unwrap();
         assert_eq!(
             without.provenance,
             Provenance::Estimate,
             "{root}: {without:?}"
         );
         // The table of the search with history must not spoil one without.
-        let again = searcher.search(&root, depth(d), &[]);
+        let again = searcher.search(&root, depth(d), &[]).unwrap();
         assert_eq!(
             (again.score, again.provenance),
             (without.score, without.provenance),
@@ -647,7 +661,13 @@ fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
         assert_eq!(tb.probe(&root).expect("intact tables"), Some(Value::DRAW));
     }
     // analyze() sees the same repetitions.
-    let moves = analyze(&mut Searcher::new(None, 16), &root, depth(4), &history);
+    let moves = analyze(
+        &mut Searcher::new(None, 16).unwrap(),
+        &root,
+        depth(4),
+        &history,
+    )
+    .unwrap();
     let shuttle = moves
         .iter()
         .find(|a| root.play_unchecked(a.mv) == c1)
@@ -687,7 +707,10 @@ fn a_win_through_a_repeated_position_is_not_claimed() {
             .iter()
             .map(|&m| pos.play_unchecked(m).hash())
             .collect();
-        let r = Searcher::new(None, 16).search(&pos, depth(6), &history);
+        let r = Searcher::new(None, 16)
+            .unwrap()
+            .search(&pos, depth(6), &history)
+            .unwrap();
         assert!(
             r.score >= 0 && r.score < MATE - 3,
             "{pos}: with {winning:?} repeating, {r:?}"
@@ -700,7 +723,10 @@ fn a_win_through_a_repeated_position_is_not_claimed() {
                 "{pos}: {r:?}"
             );
         }
-        let free = Searcher::new(None, 16).search(&pos, depth(6), &[]);
+        let free = Searcher::new(None, 16)
+            .unwrap()
+            .search(&pos, depth(6), &[])
+            .unwrap();
         assert_eq!(
             free.value,
             Some(Verdict::from(Value::decided(3))),
@@ -725,9 +751,18 @@ fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
         Some(Value::decided(3))
     );
     let history = [pos.play_unchecked(win).hash()];
-    let root = Searcher::new(None, 16).search(&pos, depth(6), &history);
+    let root = Searcher::new(None, 16)
+        .unwrap()
+        .search(&pos, depth(6), &history)
+        .unwrap();
     assert!(root.score < MATE_BOUND, "{root:?}");
-    let moves = analyze(&mut Searcher::new(None, 16), &pos, depth(6), &history);
+    let moves = analyze(
+        &mut Searcher::new(None, 16).unwrap(),
+        &pos,
+        depth(6),
+        &history,
+    )
+    .unwrap();
     let repeated = moves.iter().find(|a| a.mv == win).unwrap();
     assert_eq!(
         repeated.score, 0,
@@ -739,18 +774,27 @@ fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
 #[test]
 fn limits_stop_the_search() {
     let start = Position::start(Variant::Standard);
-    let unlimited = Searcher::new(None, 16).search(&start, depth(6), &[]);
+    let unlimited = Searcher::new(None, 16)
+        .unwrap()
+        .search(&start, depth(6), &[])
+        .unwrap();
     let limits = Limits {
         depth: Some(6),
         nodes: Some(unlimited.stats.nodes / 4),
         ..Limits::default()
     };
-    let r = Searcher::new(None, 16).search(&start, limits, &[]);
+    let r = Searcher::new(None, 16)
+        .unwrap()
+        .search(&start, limits, &[])
+        .unwrap();
     assert_eq!(r.provenance, Provenance::Estimate, "{r:?}");
     assert!(r.depth < 6, "{r:?}");
     assert!(r.stats.nodes < unlimited.stats.nodes, "{r:?}");
     assert!(r.best.is_some_and(|m| start.is_legal(m)), "{r:?}");
-    let r = Searcher::new(None, 16).search(&start, depth(3), &[]);
+    let r = Searcher::new(None, 16)
+        .unwrap()
+        .search(&start, depth(3), &[])
+        .unwrap();
     assert_eq!((r.depth, r.provenance), (3, Provenance::Estimate), "{r:?}");
     assert!(!r.pv.is_empty() && r.pv.len() <= 4, "{r:?}");
     let mut p = start;
@@ -768,7 +812,10 @@ fn the_node_limit_is_kept_within_the_checking_interval() {
             nodes: Some(limit),
             ..Limits::default()
         };
-        let r = Searcher::new(None, 16).search(&start, limits, &[]);
+        let r = Searcher::new(None, 16)
+            .unwrap()
+            .search(&start, limits, &[])
+            .unwrap();
         assert!(
             r.stats.nodes <= limit + 1024,
             "--nodes {limit}: searched {} nodes",
@@ -798,8 +845,11 @@ fn a_side_that_places_its_last_piece_into_defeat_loses() {
     assert_eq!(exact(tb, &lost, 1), -(WIN - 1));
     assert_eq!(exact(tb, &won, 2), WIN - 2);
     for (pos, wdl, dtm) in [(lost, Wdl::Loss, 1), (won, Wdl::Win, 2)] {
-        for mut searcher in [Searcher::new(None, 16), Searcher::new(Some(tb), 16)] {
-            let r = searcher.search(&pos, Limits::default(), &[]);
+        for mut searcher in [
+            Searcher::new(None, 16).unwrap(),
+            Searcher::new(Some(tb), 16).unwrap(),
+        ] {
+            let r = searcher.search(&pos, Limits::default(), &[]).unwrap();
             assert_eq!(r.provenance, Provenance::Proof, "{pos}: {r:?}");
             let mate = MATE - dtm;
             let score = if wdl == Wdl::Win { mate } else { -mate };

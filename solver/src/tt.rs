@@ -11,8 +11,12 @@
 //! key's entry; otherwise it takes the first slot if it was searched at least as deep
 //! as what is there, else the second. Deep entries near the root, which save the most
 //! work, thus survive the flood of shallow ones in long proof searches.
+//!
+//! Keys ([`key`]) cover everything that changes a value: the points, the hands, the
+//! side to move and the variant.
 
-use morris_engine::{Move, Point};
+use morris_engine::{Move, Point, Position, Symmetry, Variant};
+use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// What a stored score means.
@@ -66,6 +70,48 @@ fn decode_move(bits: u64) -> Option<Move> {
     })
 }
 
+/// The key of a position, and the symmetry that maps it onto the frame its entry's
+/// move is stored in. While pieces remain in hand, positions equal up to a symmetry of
+/// the board share one entry: the placing phase is full of such transpositions (the
+/// search of the empty board meets each class up to 16 times). Afterwards the
+/// position itself: there they are rare and canonicalising costs more.
+///
+/// The state takes 57 bits ([`Position::packed`]) and the variant the 58th; a
+/// bijective mixer spreads them over the 64 bits, so two different states, or the
+/// same board under the two variants, never share a key.
+pub fn key(pos: &Position) -> (u64, Symmetry) {
+    let (pos, sym) = if pos.pieces_in_hand() {
+        pos.canonical()
+    } else {
+        (*pos, Symmetry::IDENTITY)
+    };
+    let variant = match pos.variant() {
+        Variant::Standard => 0,
+        Variant::NoFlying => 1,
+    };
+    (mix(pos.packed() | variant << 57), sym)
+}
+
+/// The splitmix64 finalizer: a bijection of `u64`.
+const fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// A table too large for the memory available.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate a transposition table of {mb} MiB")]
+pub struct TableError {
+    /// The size asked for, in MiB.
+    pub mb: usize,
+    /// Why the allocation was refused.
+    #[source]
+    pub source: TryReserveError,
+}
+
 /// The table.
 pub struct TranspositionTable {
     slots: Vec<[AtomicU64; 2]>,
@@ -75,15 +121,18 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A table of at most `mb` megabytes: the largest power of two of 16-byte slots
     /// that fits (at least one bucket).
-    pub fn new(mb: usize) -> TranspositionTable {
-        let fit = (mb.max(1) << 20) / 16;
+    ///
+    /// # Errors
+    /// [`TableError`] when the memory cannot be had.
+    pub fn new(mb: usize) -> Result<TranspositionTable, TableError> {
+        let fit = mb.max(1).saturating_mul(1 << 20) / 16;
         let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(2);
-        TranspositionTable {
-            slots: (0..n)
-                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-                .collect(),
-            mask: n - 1,
-        }
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(n)
+            .map_err(|source| TableError { mb, source })?;
+        slots.extend((0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]));
+        Ok(TranspositionTable { slots, mask: n - 1 })
     }
 
     /// Number of slots.
@@ -166,7 +215,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_other_keys_miss() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let a1 = Point::from_index(6);
         let a4 = Point::from_index(7);
         let g7 = Point::from_index(2);
@@ -200,14 +249,14 @@ mod tests {
 
     #[test]
     fn the_size_is_the_largest_power_of_two_that_fits() {
-        assert_eq!(TranspositionTable::new(1).len(), 1 << 16);
-        assert_eq!(TranspositionTable::new(3).len(), 1 << 17);
-        assert_eq!(TranspositionTable::new(4).len(), 1 << 18);
+        assert_eq!(TranspositionTable::new(1).unwrap().len(), 1 << 16);
+        assert_eq!(TranspositionTable::new(3).unwrap().len(), 1 << 17);
+        assert_eq!(TranspositionTable::new(4).unwrap().len(), 1 << 18);
     }
 
     #[test]
     fn a_deep_entry_survives_shallow_ones_of_its_bucket() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let n = tt.len() as u64;
         // Keys 5, 5 + n, 5 + 2n, ... share a bucket.
         tt.store(5, entry(20));
@@ -227,5 +276,123 @@ mod tests {
         tt.store(5 + 49 * n, entry(4));
         assert_eq!(tt.probe(5 + 49 * n), Some(entry(4)));
         assert_eq!(tt.probe(5 + 60 * n), Some(entry(30)));
+    }
+
+    /// Keys as the search makes them (mixed bits), forced into the bucket of slots 42
+    /// and 43 of a 1 MiB table.
+    fn bucket_keys(tt: &TranspositionTable) -> Vec<u64> {
+        let mask = tt.len() as u64 - 1;
+        (1..=4u64).map(|k| (mix(k) & !mask) | 42).collect()
+    }
+
+    /// Two entries for the key numbered `k`, differing in every field from each other
+    /// and from those of the other keys.
+    fn entries(k: usize) -> [Entry; 2] {
+        let point = Point::from_index;
+        [
+            Entry {
+                score: -29_000 + k as i32,
+                depth: 3 + k as u8,
+                bound: Bound::Lower,
+                heuristic: true,
+                best: Some(Move::shift(point(k), point(k + 8)).with_capture(point(20))),
+            },
+            Entry {
+                score: 100 * k as i32,
+                depth: 40 + k as u8,
+                bound: Bound::Upper,
+                heuristic: false,
+                best: Some(Move::place(point(k + 12))),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_slot_torn_between_two_writes_reads_as_a_miss() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let keys = bucket_keys(&tt);
+        // The two words each write leaves in an empty table's slot 42.
+        let writes: Vec<[u64; 2]> = (0..keys.len())
+            .flat_map(|k| entries(k).map(|e| (keys[k], e)))
+            .map(|(key, e)| {
+                tt.clear();
+                tt.store(key, e);
+                [tt.slots[42][0].load(Relaxed), tt.slots[42][1].load(Relaxed)]
+            })
+            .collect();
+        tt.clear();
+        // The first word of one write with the second of another, as writers racing
+        // on the slot or a reader between a writer's two stores see it.
+        for (i, first) in writes.iter().enumerate() {
+            for (j, second) in writes.iter().enumerate().filter(|&(j, _)| j != i) {
+                tt.slots[42][0].store(first[0], Relaxed);
+                tt.slots[42][1].store(second[1], Relaxed);
+                for &key in &keys {
+                    assert_eq!(tt.probe(key), None, "writes {i} and {j} torn");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concurrent_writers_never_tear_an_entry() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let keys = bucket_keys(&tt);
+        let (mut hits, mut misses) = (0u64, 0u64);
+        let writing = std::sync::atomic::AtomicUsize::new(keys.len());
+        std::thread::scope(|s| {
+            for (k, &key) in keys.iter().enumerate() {
+                let (tt, writing) = (&tt, &writing);
+                s.spawn(move || {
+                    for i in 0..100_000 {
+                        tt.store(key, entries(k)[i % 2]);
+                    }
+                    writing.fetch_sub(1, Relaxed);
+                });
+            }
+            // Read while anyone writes, and once more after.
+            let mut last = false;
+            while !last {
+                last = writing.load(Relaxed) == 0;
+                for (k, &key) in keys.iter().enumerate() {
+                    match tt.probe(key) {
+                        Some(e) => {
+                            assert!(entries(k).contains(&e), "key {k}: a torn entry {e:?}");
+                            hits += 1;
+                        }
+                        None => misses += 1,
+                    }
+                }
+            }
+        });
+        // The check ran on entries, not only on misses.
+        assert!(hits > 0, "{hits} hits, {misses} misses");
+    }
+
+    #[test]
+    fn keys_tell_the_variants_apart() {
+        let fen = "W.B/.W./B../W.B..W/.B./.../... w 5 5";
+        let standard = morris_engine::notation::parse_position(fen, Variant::Standard).unwrap();
+        let no_flying = standard.with_variant(Variant::NoFlying);
+        assert_ne!(key(&standard).0, key(&no_flying).0);
+        assert_eq!(key(&standard).1, key(&no_flying).1);
+        // Positions equal up to a symmetry share a key while pieces are in hand.
+        let turned = standard.transformed(Symmetry::ALL[5]);
+        assert_eq!(key(&turned).0, key(&standard).0);
+    }
+
+    #[test]
+    fn a_table_too_large_is_an_error() {
+        for mb in [1 << 40, usize::MAX] {
+            // Kept opaque: an optimiser may drop an allocation nobody uses, and assume
+            // it succeeded.
+            let table = std::hint::black_box(TranspositionTable::new(mb));
+            let e = table.err().expect("no such memory");
+            assert_eq!(e.mb, mb);
+            assert_eq!(
+                e.to_string(),
+                format!("cannot allocate a transposition table of {mb} MiB")
+            );
+        }
     }
 }

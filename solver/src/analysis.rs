@@ -1,0 +1,82 @@
+//! Analysis of every move: the value of the position each legal move leads to.
+
+use crate::error::SearchError;
+use crate::score::parent_score;
+use crate::search::{Limits, Provenance, SearchResult, Searcher, Stats};
+use morris_engine::{Move, Position};
+use std::time::Duration;
+
+/// One legal move and what it leads to.
+#[derive(Clone, Debug)]
+pub struct MoveAnalysis {
+    /// The move.
+    pub mv: Move,
+    /// Score for the side that plays it, relative to the analysed position.
+    pub score: i32,
+    /// The search of the position it leads to (its score is for the opponent).
+    pub result: SearchResult,
+}
+
+/// Every legal move of `pos` with the value of the position it leads to, best first
+/// for the side to move: quickest win, then draws, then slowest loss. Each move's
+/// search gets the whole of `limits`.
+///
+/// # Errors
+/// [`SearchError`] when a tablebase file a search reads is damaged.
+pub fn analyze(
+    searcher: &mut Searcher<'_>,
+    pos: &Position,
+    limits: Limits,
+    history: &[u64],
+) -> Result<Vec<MoveAnalysis>, SearchError> {
+    // Positions equal up to a symmetry of the board have the same value, unless the
+    // game's earlier states differ for them: not when there are none, and not while
+    // placing, since no state with a piece in hand ever comes back (the hands only
+    // shrink) and a child's subtree cannot reach one. Such moves share one search
+    // (the later ones without a line).
+    let share = history.is_empty() || pos.pieces_in_hand();
+    let mut history = history.to_vec();
+    history.push(pos.hash());
+    let mut seen: Vec<(u64, SearchResult)> = Vec::new();
+    let mut out: Vec<MoveAnalysis> = Vec::new();
+    for &mv in pos.legal_moves().iter() {
+        let child = pos.play_unchecked(mv);
+        let canonical = child.canonical().0.packed();
+        let known = seen.iter().find(|(c, _)| share && *c == canonical);
+        let result = if let Some((_, r)) = known {
+            // Its line is in the other position's orientation: left out.
+            SearchResult {
+                best: None,
+                pv: Vec::new(),
+                stats: Stats::default(),
+                time: Duration::ZERO,
+                ..r.clone()
+            }
+        } else if history.contains(&child.hash()) && child.end().is_none() {
+            // A move back to a state of the game is a repetition: a draw by the
+            // search's rule, as `search` scores it inside the tree (unless the game
+            // ends first).
+            SearchResult {
+                score: 0,
+                value: None,
+                provenance: Provenance::Estimate,
+                best: None,
+                pv: Vec::new(),
+                depth: 0,
+                stats: Stats::default(),
+                time: Duration::ZERO,
+            }
+        } else {
+            let r = searcher.search(&child, limits, &history)?;
+            seen.push((canonical, r.clone()));
+            r
+        };
+        out.push(MoveAnalysis {
+            mv,
+            score: parent_score(result.score),
+            result,
+        });
+    }
+    out.sort_by_key(|a| (std::cmp::Reverse(a.score), a.mv.to_string()));
+    Ok(out)
+}

@@ -1,0 +1,93 @@
+//! The search's door to the tablebases.
+//!
+//! Every tablebase read of the search goes through [`Tablebases::score`], which turns
+//! a stored value into a score and a damaged file into a [`SearchError`] naming it, so
+//! no damaged value is ever walked around as if it were a miss. The rest of this
+//! module reads the tablebases alone, without search: the best moves of a covered
+//! position and its line to the end of the game.
+
+use crate::error::SearchError;
+use crate::score::{end_score, value_score};
+use morris_engine::{Move, Position};
+use morris_tablebase::Tablebase;
+
+/// The tablebases a searcher may consult, if any.
+#[derive(Clone, Copy)]
+pub(crate) struct Tablebases<'a>(pub(crate) Option<&'a Tablebase>);
+
+impl Tablebases<'_> {
+    /// The score of a position at `ply` plies from the root, if a loaded sector covers
+    /// it.
+    pub(crate) fn score(&self, pos: &Position, ply: usize) -> Result<Option<i32>, SearchError> {
+        let Some(tb) = self.0 else {
+            return Ok(None);
+        };
+        let file = || Tablebase::sector_of(pos).and_then(|s| tb.file(pos.variant(), s));
+        let Some(value) = tb.probe(pos)? else {
+            return Ok(None);
+        };
+        match value_score(value, ply) {
+            Some(score) => Ok(Some(score)),
+            None => Err(SearchError::Distance {
+                file: file().map(|f| f.path().to_path_buf()).unwrap_or_default(),
+                dtm: value.dtm().unwrap_or_default(),
+                ply,
+            }),
+        }
+    }
+
+    /// The exact score of the position after `m`, for the side that plays it, when the
+    /// game ends or a tablebase covers it.
+    fn child_score(&self, pos: &Position, m: Move) -> Result<Option<i32>, SearchError> {
+        let next = pos.play_unchecked(m);
+        let score = match end_score(&next, 1) {
+            Some(s) => Some(s),
+            None => self.score(&next, 1)?,
+        };
+        Ok(score.map(|s| -s))
+    }
+
+    /// Every move of a covered position that keeps its value; empty when the position
+    /// is not covered.
+    pub(crate) fn best_moves(&self, pos: &Position) -> Result<Vec<Move>, SearchError> {
+        let Some(target) = self.score(pos, 0)? else {
+            return Ok(Vec::new());
+        };
+        let mut best = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            if self.child_score(pos, m)? == Some(target) {
+                best.push(m);
+            }
+        }
+        Ok(best)
+    }
+
+    /// The best line from a covered position, until the game ends, a position is not
+    /// covered, or `max` plies.
+    pub(crate) fn line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
+        let mut line = Vec::new();
+        let mut pos = *pos;
+        let mut seen = vec![pos.repetition_key()];
+        while line.len() < max && pos.end().is_none() {
+            let Some(target) = self.score(&pos, 0)? else {
+                break;
+            };
+            let mut best = None;
+            for &m in pos.legal_moves().iter() {
+                if self.child_score(&pos, m)? == Some(target) {
+                    best = Some(m);
+                    break;
+                }
+            }
+            let Some(m) = best else { break };
+            line.push(m);
+            pos = pos.play_unchecked(m);
+            // A drawn line goes on forever: stop at the first repetition.
+            if target == 0 && seen.contains(&pos.repetition_key()) {
+                break;
+            }
+            seen.push(pos.repetition_key());
+        }
+        Ok(line)
+    }
+}
