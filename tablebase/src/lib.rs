@@ -4,6 +4,8 @@
 //!
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
 //! - [`generate`]: parallel retrograde analysis of a pair of sectors.
+//! - [`placement`]: the sectors with pieces in hand, solved in one pass from their
+//!   successors.
 //! - [`file`]: the self-checking file format, safe writing, layered opening.
 //! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
 //! - [`verify`]: an independent recomputation of stored values.

@@ -26,6 +26,19 @@
 //! Colours do not matter to the rules (only the side to move, the board and the hands
 //! do), so every position is solved as White to move with hands `[us_hand,
 //! them_hand]`, whichever colour the game would give it.
+//!
+//! ```
+//! use morris_engine::Variant;
+//! use morris_tablebase::placement::{solve_game, PlacementSector};
+//! use morris_tablebase::{Silent, Value};
+//!
+//! // Two pieces a side: no mill can close, and White, placing first, places its last
+//! // piece holding two and loses by that move, the third of the game.
+//! let game = solve_game(Variant::Standard, 2, &|_| None, &Silent).unwrap();
+//! let start: PlacementSector = "0-0+2-2".parse().unwrap();
+//! let (_, values) = game.iter().find(|(s, _)| *s == start).unwrap();
+//! assert_eq!(Value(values[0]), Value::loss(3));
+//! ```
 
 use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex};
@@ -438,27 +451,29 @@ pub fn solve_placement<'a>(
     };
     let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     let n = index.size();
-    let memory = PlacementError::Memory(n, sector);
-    let len = usize::try_from(n).map_err(|_| memory)?;
+    let memory = || PlacementError::Memory(n, sector);
+    let len = usize::try_from(n).map_err(|_| memory())?;
+    // Reserved before solving, so that a lack of memory stops the run at once.
     let mut out = Vec::new();
-    out.try_reserve_exact(len)
-        .map_err(|_| PlacementError::Memory(n, sector))?;
+    out.try_reserve_exact(len).map_err(|_| memory())?;
     out.resize(len, 0);
     observer.phase("placement", n);
     out.par_chunks_mut(CHUNK)
         .enumerate()
         .try_for_each(|(c, chunk)| {
             // Pipelined one position deep: a position's successors are located (and
-            // prefetched) before the previous position's are read.
-            let (mut next, mut ready) = (Children::default(), Children::default());
+            // prefetched) before the previous position's are read. The references are
+            // swapped, not the buffers (each holds kilobytes).
+            let (mut first, mut second) = (Children::default(), Children::default());
+            let (mut next, mut ready) = (&mut first, &mut second);
             let start = (c * CHUNK) as u64;
             for j in 0..=chunk.len() {
                 if j < chunk.len() {
                     let (us, them) = index.position(start + j as u64);
-                    solver.locate(&solver.position(us, them)?, &mut next)?;
+                    solver.locate(&solver.position(us, them)?, next)?;
                 }
                 if j > 0 {
-                    chunk[j - 1] = solver.value(&ready)?.0;
+                    chunk[j - 1] = solver.value(ready)?.0;
                 }
                 std::mem::swap(&mut next, &mut ready);
             }
