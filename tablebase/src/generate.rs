@@ -36,7 +36,7 @@
 
 use crate::index::SectorIndex;
 use crate::mmap::{prefetch, AtomicWords};
-use crate::sector::{Sector, Value};
+use crate::sector::{Sector, Value, Wdl};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
 use rayon::prelude::*;
@@ -110,13 +110,15 @@ impl SectorStats {
             ..SectorStats::default()
         };
         for &v in values {
-            match Value(v).dtm() {
-                None => s.draws += 1,
-                Some(d) if d % 2 == 1 => {
+            let v = Value(v);
+            let d = v.dtm().unwrap_or(0);
+            match v.wdl() {
+                Wdl::Draw => s.draws += 1,
+                Wdl::Win => {
                     s.wins += 1;
                     s.longest_win = s.longest_win.max(d);
                 }
-                Some(d) => {
+                Wdl::Loss => {
                     s.losses += 1;
                     s.longest_loss = s.longest_loss.max(d);
                 }
@@ -342,7 +344,9 @@ impl Generator<'_> {
     }
 
     fn check(&self, dtm: u32, limit: u16, k: usize) -> Result<u16, GenerateError> {
-        if dtm > u32::from(limit) {
+        // The stored form adds one to the distance and keeps bit 15 for inverted
+        // values (see `Value`), so the working encoding may not use all of its room.
+        if dtm > u32::from(limit.min(Value::MAX_DTM)) {
             return Err(GenerateError::DtmOverflow(dtm, self.sides[k].sector));
         }
         self.max_level.fetch_max(u64::from(dtm), Relaxed);
@@ -627,6 +631,16 @@ impl Generator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stats count by result, not by the parity of the distance: placement values may
+    /// be inverted ("win in 0", "loss in 1").
+    #[test]
+    fn stats_count_inverted_values_by_their_result() {
+        let values = [Value::win(0).0, Value::loss(1).0, Value::win(3).0, 0];
+        let stats = SectorStats::of(&values);
+        assert_eq!((stats.wins, stats.draws, stats.losses), (2, 1, 1));
+        assert_eq!((stats.longest_win, stats.longest_loss), (3, 1));
+    }
 
     /// A distance beyond the working encoding is an error naming the sector, never a
     /// wrapped value: 3-4 solved over a 3-3 whose every position is "lost in 32764".

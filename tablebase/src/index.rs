@@ -525,6 +525,23 @@ mod tests {
         check_exact_orbit_numbering(&[(1, 1), (2, 2), (3, 3), (2, 4), (3, 2)]);
     }
 
+    /// Placement sectors number boards with zero to two pieces a side as well.
+    #[test]
+    fn index_numbers_boards_with_few_pieces_exactly() {
+        let small: Vec<(usize, usize)> = (0..=4)
+            .flat_map(|u| (0..=4 - u).map(move |t| (u, t)))
+            .collect();
+        check_exact_orbit_numbering(&small);
+        for &(u, t) in &small {
+            assert_eq!(SectorIndex::get(u, t).size(), orbit_count(u, t), "{u}-{t}");
+        }
+        assert_eq!(SectorIndex::get(0, 0).size(), 1);
+        // The 24 points fall into four orbits: corners and midpoints, each of the
+        // outer and inner squares together or of the middle square.
+        assert_eq!(SectorIndex::get(1, 0).size(), 4);
+        assert_eq!(SectorIndex::get(0, 1).size(), 4);
+    }
+
     #[test]
     #[ignore = "exhaustive over 60 million positions; run with --ignored"]
     fn index_is_an_exact_orbit_numbering_up_to_four_pieces() {

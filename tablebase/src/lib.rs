@@ -4,6 +4,8 @@
 //!
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
 //! - [`generate`]: parallel retrograde analysis of a pair of sectors.
+//! - [`placement`]: the sectors with pieces in hand, solved in one pass from their
+//!   successors.
 //! - [`file`]: the self-checking file format, safe writing, layered opening.
 //! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
 //! - [`verify`]: an independent recomputation of stored values.
@@ -28,6 +30,7 @@ pub mod file;
 pub mod generate;
 pub mod index;
 mod mmap;
+pub mod placement;
 pub mod sector;
 pub mod tablebase;
 pub mod verify;
@@ -36,5 +39,6 @@ pub use driver::{generate_into, Reporter, SectorReport};
 pub use file::{FileError, SectorFile};
 pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;
+pub use placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
 pub use sector::{Sector, Value, Wdl};
 pub use tablebase::Tablebase;

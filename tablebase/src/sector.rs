@@ -117,36 +117,89 @@ pub enum Wdl {
     Win,
 }
 
-/// A stored value: `0` is a draw, `n > 0` a decided position with DTM `n - 1` plies.
-/// The side to move wins exactly when the DTM is odd (it makes the last move).
+/// A stored value for the side to move.
+///
+/// Encoding: `0` is a draw; `n` with `1 <= n <= 0x7FFF` is a decided position with DTM
+/// `n - 1`, won exactly when the DTM is odd (the side to move makes the last move);
+/// `0x8000 | n` is a decided position with DTM `n - 1` whose result is the *opposite*
+/// of what that parity says (an *inverted* value).
+///
+/// Inverted values arise only in the placing phase, where rule 1 of RULES.md can make
+/// the mover lose by its own move: a side that places its last piece while holding
+/// fewer than three loses, so "loss in 1" is possible, and a position whose opponent
+/// has just lost that way is "win in 0". Movement positions never need them, so every
+/// movement value is below `0x8000`. `0x8000` itself (inverted, no distance) is no
+/// value: [`Value::is_well_formed`] rejects it, and it reads as a draw.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Value(pub u16);
+
+/// The bit that marks a decided value whose result is the opposite of its DTM parity.
+const INVERTED: u16 = 0x8000;
 
 impl Value {
     /// A draw.
     pub const DRAW: Value = Value(0);
 
-    /// A decided position with this distance to the end of the game.
+    /// The longest distance the encoding holds.
+    pub const MAX_DTM: u16 = 0x7FFE;
+
+    /// A decided position with this distance to the end of the game, won exactly when
+    /// the distance is odd (always the case in the movement phase).
     ///
     /// # Panics
-    /// If `dtm` is `u16::MAX` (no room in the encoding).
+    /// If `dtm` exceeds [`Value::MAX_DTM`] (no room in the encoding).
     pub fn decided(dtm: u16) -> Value {
-        assert!(dtm < u16::MAX, "DTM beyond the 16-bit encoding");
+        assert!(dtm <= Value::MAX_DTM, "DTM beyond the encoding");
         Value(dtm + 1)
+    }
+
+    /// A win for the side to move in `dtm` plies (inverted when `dtm` is even).
+    ///
+    /// # Panics
+    /// If `dtm` exceeds [`Value::MAX_DTM`].
+    pub fn win(dtm: u16) -> Value {
+        Value::with_result(dtm, true)
+    }
+
+    /// A loss for the side to move in `dtm` plies (inverted when `dtm` is odd).
+    ///
+    /// # Panics
+    /// If `dtm` exceeds [`Value::MAX_DTM`].
+    pub fn loss(dtm: u16) -> Value {
+        Value::with_result(dtm, false)
+    }
+
+    fn with_result(dtm: u16, win: bool) -> Value {
+        let plain = Value::decided(dtm);
+        if (dtm % 2 == 1) == win {
+            plain
+        } else {
+            Value(INVERTED | plain.0)
+        }
+    }
+
+    /// Whether the result is the opposite of what the DTM's parity says.
+    pub fn is_inverted(self) -> bool {
+        self.0 & INVERTED != 0 && self.dtm().is_some()
+    }
+
+    /// Whether the raw value is one the encoding defines (every value but `0x8000`).
+    pub fn is_well_formed(self) -> bool {
+        self.0 != INVERTED
     }
 
     /// Win, draw or loss for the side to move.
     pub fn wdl(self) -> Wdl {
         match self.dtm() {
             None => Wdl::Draw,
-            Some(d) if d % 2 == 1 => Wdl::Win,
+            Some(d) if (d % 2 == 1) != self.is_inverted() => Wdl::Win,
             Some(_) => Wdl::Loss,
         }
     }
 
     /// Plies to the end of the game under optimal play, `None` for a draw.
     pub fn dtm(self) -> Option<u16> {
-        self.0.checked_sub(1)
+        (self.0 & !INVERTED).checked_sub(1)
     }
 }
 
@@ -187,5 +240,41 @@ mod tests {
         assert_eq!(Value::decided(26).dtm(), Some(26));
         assert_eq!("8-9".parse::<Sector>(), Ok(Sector { us: 8, them: 9 }));
         assert!("2-9".parse::<Sector>().is_err());
+    }
+
+    #[test]
+    fn inverted_values_flip_the_result_of_parity() {
+        // Every result with every distance round-trips through the constructors, and
+        // only the results that parity cannot express set the bit.
+        for dtm in [0, 1, 2, 3, 26, 27, Value::MAX_DTM - 1, Value::MAX_DTM] {
+            let (win, loss) = (Value::win(dtm), Value::loss(dtm));
+            assert_eq!((win.wdl(), win.dtm()), (Wdl::Win, Some(dtm)));
+            assert_eq!((loss.wdl(), loss.dtm()), (Wdl::Loss, Some(dtm)));
+            assert_eq!(win.is_inverted(), dtm % 2 == 0);
+            assert_eq!(loss.is_inverted(), dtm % 2 == 1);
+            let plain = if dtm % 2 == 1 { win } else { loss };
+            assert_eq!(plain, Value::decided(dtm));
+            assert!(plain.0 < 0x8000);
+            assert!(win.is_well_formed() && loss.is_well_formed());
+        }
+        assert_eq!(Value::win(0), Value(0x8001));
+        assert_eq!(Value::loss(1), Value(0x8002));
+        assert_eq!(Value::win(0).to_string(), "win in 0");
+        assert_eq!(Value::loss(1).to_string(), "loss in 1");
+        assert_eq!(Value::win(2).to_string(), "win in 2");
+        assert_eq!(Value::decided(4).to_string(), "loss in 4");
+        // The one raw value with the bit and no distance is no value.
+        assert!(!Value(0x8000).is_well_formed());
+        assert_eq!(
+            (Value(0x8000).wdl(), Value(0x8000).dtm()),
+            (Wdl::Draw, None)
+        );
+        assert!(!Value(0x8000).is_inverted());
+    }
+
+    #[test]
+    #[should_panic(expected = "DTM beyond the encoding")]
+    fn a_distance_beyond_the_encoding_is_refused() {
+        let _ = Value::win(Value::MAX_DTM + 1);
     }
 }

@@ -1,0 +1,723 @@
+//! Placement sectors: the positions with pieces in hand, solved in one pass.
+//!
+//! A [`PlacementSector`] holds the positions in which the side to move has `us` pieces
+//! on the board and `us_hand` in hand, its opponent `them` and `them_hand`, for the
+//! hands a game produces: the side to move has a piece to place, and as many in hand
+//! as its opponent (White to move) or one more (Black to move). Board counts run from
+//! 0 to 9, board plus hand is at most 9 a side. Colours are normalised to the side to
+//! move, as in movement sectors: a position is a pair of disjoint point sets `(u, t)`,
+//! numbered by the movement index of `(us, them)` ([`SectorIndex`]); the hands are
+//! part of the sector, not of the index.
+//!
+//! Order. Every turn of the placing phase takes a piece from a hand, so the pieces in
+//! hand strictly decrease and no position repeats: the sectors form a DAG, and each
+//! position's value is the best over its successors, which lie in sectors with one
+//! piece fewer in hand (placement sectors, or movement sectors once both hands are
+//! empty). [`PlacementSector::all`] lists the sectors fewest pieces in hand first, so
+//! a single pass in that order solves them all; nothing is propagated backwards.
+//!
+//! Values are [`Value`]s. Rule 1 of RULES.md applies after every turn, so a side that
+//! places its last piece while holding fewer than three loses by its own move: such
+//! positions have values the parity of the DTM cannot express ("loss in 1", and "win
+//! in 0" for a stored position whose opponent has just lost that way), stored in the
+//! inverted form. A position that is over already (an opponent with an empty hand and
+//! at most two pieces) keeps its outcome with DTM 0.
+//!
+//! Colours do not matter to the rules (only the side to move, the board and the hands
+//! do), so every position is solved as White to move with hands `[us_hand,
+//! them_hand]`, whichever colour the game would give it.
+//!
+//! ```
+//! use morris_engine::Variant;
+//! use morris_tablebase::placement::{solve_game, PlacementSector};
+//! use morris_tablebase::{Silent, Value};
+//!
+//! // Two pieces a side: no mill can close, and White, placing first, places its last
+//! // piece holding two and loses by that move, the third of the game.
+//! let game = solve_game(Variant::Standard, 2, &|_| None, &Silent).unwrap();
+//! let start: PlacementSector = "0-0+2-2".parse().unwrap();
+//! let (_, values) = game.iter().find(|(s, _)| *s == start).unwrap();
+//! assert_eq!(Value(values[0]), Value::loss(3));
+//! ```
+
+use crate::generate::Observer;
+use crate::index::{orbit_count, SectorIndex};
+use crate::mmap::prefetch;
+use crate::sector::{Sector, Value, Wdl};
+use morris_engine::{
+    Bitboard, Color, GameEnd, Outcome, Position, Setup, Variant, MAX_MOVES, PIECES_PER_PLAYER,
+};
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::Arc;
+use thiserror::Error;
+
+/// The positions with these counts on the board and in hand, colours normalised to
+/// the side to move (see the module documentation for which counts are valid).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct PlacementSector {
+    /// Pieces of the side to move on the board.
+    pub us: u8,
+    /// Pieces of the opponent on the board.
+    pub them: u8,
+    /// Pieces of the side to move in hand (at least one).
+    pub us_hand: u8,
+    /// Pieces of the opponent in hand: `us_hand` or `us_hand - 1`.
+    pub them_hand: u8,
+}
+
+/// Where the positions after one turn of a placement sector lie.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SuccessorSector {
+    /// Pieces remain in hand.
+    Placement(PlacementSector),
+    /// Both hands are empty.
+    Movement(Sector),
+}
+
+impl SuccessorSector {
+    /// Board counts `(us, them)`: the sector of the index that numbers its positions.
+    fn board(self) -> (usize, usize) {
+        match self {
+            SuccessorSector::Placement(p) => (usize::from(p.us), usize::from(p.them)),
+            SuccessorSector::Movement(s) => (usize::from(s.us), usize::from(s.them)),
+        }
+    }
+}
+
+impl fmt::Display for SuccessorSector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuccessorSector::Placement(p) => p.fmt(f),
+            SuccessorSector::Movement(s) => s.fmt(f),
+        }
+    }
+}
+
+impl PlacementSector {
+    /// The sector, if the counts are ones a game produces (see the module docs).
+    pub fn new(us: u8, them: u8, us_hand: u8, them_hand: u8) -> Option<PlacementSector> {
+        let fits = |board: u8, hand: u8| u16::from(board) + u16::from(hand) <= 9;
+        let hands = us_hand >= 1 && (them_hand == us_hand || them_hand + 1 == us_hand);
+        (hands && fits(us, us_hand) && fits(them, them_hand)).then_some(PlacementSector {
+            us,
+            them,
+            us_hand,
+            them_hand,
+        })
+    }
+
+    /// The sector of a position, if it has pieces in hand in a way a game produces.
+    pub fn of(pos: &Position) -> Option<PlacementSector> {
+        let (side, other) = (pos.side_to_move(), pos.side_to_move().opponent());
+        let count = |c: Color| u8::try_from(pos.pieces(c).count()).ok();
+        PlacementSector::new(count(side)?, count(other)?, pos.hand(side), pos.hand(other))
+    }
+
+    /// Whether the side to move is White in a game (both hands equal).
+    pub fn white_to_move(self) -> bool {
+        self.us_hand == self.them_hand
+    }
+
+    /// Number of positions up to symmetry (entries of its table).
+    pub fn size(self) -> u64 {
+        orbit_count(usize::from(self.us), usize::from(self.them))
+    }
+
+    /// Pieces on the board and in hand of the side to move and of its opponent.
+    pub fn material(self) -> (u8, u8) {
+        (self.us + self.us_hand, self.them + self.them_hand)
+    }
+
+    /// The sector a placement leads to, with a capture or without; `None` when every
+    /// such position has ended the game by rule 1 (a side with an empty hand and at
+    /// most two pieces), or when the capture cannot happen (no opponent piece on the
+    /// board, or fewer than three of ours after the placement).
+    pub fn after_placement(self, capture: bool) -> Option<SuccessorSector> {
+        let captured = u8::from(capture);
+        if capture && (self.them == 0 || self.us + 1 < 3) {
+            return None;
+        }
+        // The opponent moves next: its counts come first.
+        let (us, them) = (self.them - captured, self.us + 1);
+        let (us_hand, them_hand) = (self.them_hand, self.us_hand - 1);
+        let reduced = |board: u8, hand: u8| hand == 0 && board <= 2;
+        if reduced(us, us_hand) || reduced(them, them_hand) {
+            return None;
+        }
+        if us_hand == 0 && them_hand == 0 {
+            Sector::new(us, them).map(SuccessorSector::Movement)
+        } else {
+            PlacementSector::new(us, them, us_hand, them_hand).map(SuccessorSector::Placement)
+        }
+    }
+
+    /// The sectors whose values this one is solved from (at most two: a placement
+    /// without capture and one with).
+    pub fn successors(self) -> Vec<SuccessorSector> {
+        [false, true]
+            .into_iter()
+            .filter_map(|capture| self.after_placement(capture))
+            .collect()
+    }
+
+    /// Every sector of a game with `max_pieces` pieces a side (at most 9; more counts
+    /// as 9), fewest pieces in hand first, so that each sector's successors come
+    /// before it. Includes the sectors in which a side holds fewer than three pieces
+    /// on the board and in hand: it loses only when its hand is empty.
+    pub fn all(max_pieces: u8) -> Vec<PlacementSector> {
+        let n = max_pieces.min(PIECES_PER_PLAYER);
+        let mut out = Vec::new();
+        for in_hand in 1..=2 * n {
+            let us_hand = in_hand.div_ceil(2);
+            let them_hand = in_hand / 2;
+            for us in 0..=n.saturating_sub(us_hand) {
+                for them in 0..=n.saturating_sub(them_hand) {
+                    out.extend(PlacementSector::new(us, them, us_hand, them_hand));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for PlacementSector {
+    /// Board counts, then hands, side to move first: `3-4+5-4` is three pieces on the
+    /// board and five in hand against four and four.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}-{}+{}-{}",
+            self.us, self.them, self.us_hand, self.them_hand
+        )
+    }
+}
+
+impl std::str::FromStr for PlacementSector {
+    type Err = String;
+
+    /// Parse `US-THEM+USHAND-THEMHAND`, like `3-4+5-4`.
+    fn from_str(s: &str) -> Result<PlacementSector, String> {
+        let bad = || {
+            format!(
+                "placement sector '{s}' is not US-THEM+USHAND-THEMHAND (board counts, then \
+                 hands, like 3-4+5-4) with the side to move holding a piece to place and as \
+                 many as its opponent or one more, and at most 9 a side"
+            )
+        };
+        let pair = |text: &str| -> Result<(u8, u8), String> {
+            let (a, b) = text.split_once('-').ok_or_else(bad)?;
+            Ok((
+                a.trim().parse().map_err(|_| bad())?,
+                b.trim().parse().map_err(|_| bad())?,
+            ))
+        };
+        let (board, hands) = s.split_once('+').ok_or_else(bad)?;
+        let ((us, them), (us_hand, them_hand)) = (pair(board)?, pair(hands)?);
+        PlacementSector::new(us, them, us_hand, them_hand).ok_or_else(bad)
+    }
+}
+
+/// Why a placement sector could not be solved.
+#[derive(Debug, Error)]
+pub enum PlacementError {
+    /// A sector that placements lead to was not supplied.
+    #[error("sector {needed} is needed to solve {sector} but is missing")]
+    MissingSuccessor {
+        /// The sector being solved.
+        sector: PlacementSector,
+        /// The sector its placements reach.
+        needed: SuccessorSector,
+    },
+    /// A supplied sector has the wrong number of entries.
+    #[error("sector {0} has {1} entries, expected {2}")]
+    WrongSize(SuccessorSector, usize, u64),
+    /// A supplied sector holds a raw value the encoding does not define.
+    #[error("sector {sector} holds the undefined value {value:#06x} at entry {index}")]
+    BadValue {
+        /// The sector read.
+        sector: SuccessorSector,
+        /// The entry.
+        index: u64,
+        /// The raw value found.
+        value: u16,
+    },
+    /// The output could not be allocated.
+    #[error("cannot allocate the {0} entries of sector {1}")]
+    Memory(u64, PlacementSector),
+    /// A distance too long for the encoding.
+    #[error("a distance of {0} plies in sector {1} exceeds the encoding")]
+    DtmOverflow(u32, PlacementSector),
+    /// The index or the engine produced a state that cannot be: a bug, reported
+    /// rather than checked around.
+    #[error("internal inconsistency: {0}")]
+    Inconsistent(String),
+}
+
+/// One solved sector a placement leads to.
+struct Target<'a> {
+    sector: SuccessorSector,
+    index: Arc<SectorIndex>,
+    values: &'a [u16],
+}
+
+/// Where the value of a successor comes from.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// The game is over there: its value as the side to move sees it.
+    Known(Value),
+    /// Entry `i` of target `k` (0: no capture, 1: a capture).
+    Entry(usize, usize),
+}
+
+/// The successors of one position, located (and prefetched) but not yet read, so that
+/// one position's reads can wait while the next one's successors are located.
+struct Children {
+    /// The value of a position that is over already.
+    root: Option<Value>,
+    slots: [Slot; MAX_MOVES],
+    len: usize,
+}
+
+impl Default for Children {
+    fn default() -> Children {
+        Children {
+            root: None,
+            slots: [Slot::Known(Value::DRAW); MAX_MOVES],
+            len: 0,
+        }
+    }
+}
+
+/// The value of a finished game for `pos`'s side to move (DTM 0).
+fn ended(pos: &Position, end: GameEnd) -> Value {
+    match end.outcome {
+        Outcome::Win(c) if c == pos.side_to_move() => Value::win(0),
+        Outcome::Win(_) => Value::loss(0),
+        Outcome::Draw => Value::DRAW,
+    }
+}
+
+/// The solver of one sector.
+struct Solver<'a> {
+    variant: Variant,
+    sector: PlacementSector,
+    /// By capture: where a placement without (0) and with (1) a capture leads.
+    targets: [Option<Target<'a>>; 2],
+}
+
+impl Solver<'_> {
+    /// The engine position of `(us, them)` in this sector, White to move.
+    fn position(&self, us: Bitboard, them: Bitboard) -> Result<Position, PlacementError> {
+        let setup = Setup {
+            pieces: [us, them],
+            hand: [self.sector.us_hand, self.sector.them_hand],
+            side_to_move: Color::White,
+        };
+        Position::from_setup(&setup, self.variant).map_err(|e| {
+            PlacementError::Inconsistent(format!(
+                "a board of sector {} is no position: {e}",
+                self.sector
+            ))
+        })
+    }
+
+    /// Locate the successors of `pos` into `out`, prefetching their entries.
+    fn locate(&self, pos: &Position, out: &mut Children) -> Result<(), PlacementError> {
+        out.len = 0;
+        out.root = pos.end().map(|end| ended(pos, end));
+        if out.root.is_some() {
+            return Ok(());
+        }
+        let moves = pos.legal_moves();
+        for (slot, &m) in out.slots.iter_mut().zip(moves.iter()) {
+            let next = pos.play_unchecked(m);
+            *slot = if let Some(end) = next.end() {
+                Slot::Known(ended(&next, end))
+            } else {
+                let k = usize::from(m.capture().is_some());
+                let target = self.targets[k].as_ref().ok_or_else(|| {
+                    PlacementError::Inconsistent(format!(
+                        "a placement from sector {} reached a position of no sector",
+                        self.sector
+                    ))
+                })?;
+                let i = target.index.index(next.us(), next.them()) as usize;
+                prefetch(target.values, i);
+                Slot::Entry(k, i)
+            };
+        }
+        out.len = moves.len();
+        Ok(())
+    }
+
+    /// The value of a position from its located successors.
+    fn value(&self, children: &Children) -> Result<Value, PlacementError> {
+        if let Some(v) = children.root {
+            return Ok(v);
+        }
+        // Distances in u32: a corrupt successor's value must not overflow.
+        let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
+        for &slot in &children.slots[..children.len] {
+            let v = match slot {
+                Slot::Known(v) => v,
+                Slot::Entry(k, i) => self.read(k, i)?,
+            };
+            let d = v.dtm().map_or(0, u32::from);
+            match v.wdl() {
+                Wdl::Loss => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
+                Wdl::Draw => draw = true,
+                Wdl::Win => worst_loss = worst_loss.max(d + 1),
+            }
+        }
+        let fit = |d: u32| {
+            u16::try_from(d)
+                .ok()
+                .filter(|&d| d <= Value::MAX_DTM)
+                .ok_or(PlacementError::DtmOverflow(d, self.sector))
+        };
+        Ok(match best_win {
+            Some(d) => Value::win(fit(d)?),
+            None if draw => Value::DRAW,
+            // No legal move at all cannot happen with a piece in hand and a free point;
+            // it would read as a loss now.
+            None => Value::loss(fit(worst_loss)?),
+        })
+    }
+
+    fn read(&self, k: usize, i: usize) -> Result<Value, PlacementError> {
+        let target = self.targets[k]
+            .as_ref()
+            .ok_or_else(|| PlacementError::Inconsistent("a slot without a target".into()))?;
+        let raw = *target.values.get(i).ok_or_else(|| {
+            PlacementError::Inconsistent(format!("entry {i} lies beyond sector {}", target.sector))
+        })?;
+        let v = Value(raw);
+        if v.is_well_formed() {
+            Ok(v)
+        } else {
+            Err(PlacementError::BadValue {
+                sector: target.sector,
+                index: i as u64,
+                value: raw,
+            })
+        }
+    }
+}
+
+/// Positions solved together by one task (and between two progress reports).
+const CHUNK: usize = 1 << 14;
+
+/// Solve placement sector `sector` under `variant`: one [`Value`] (its raw `u16`) per
+/// index of the board `(us, them)`.
+///
+/// `lookup(s)` must return the values of every sector in `sector.successors()`
+/// (placement sectors solved before, movement sectors from the movement tables).
+/// The positions are solved in parallel on rayon's pool, in chunks of the index.
+///
+/// # Errors
+/// [`PlacementError`] for a missing or wrongly sized successor sector, an undefined
+/// value in one, a distance beyond the encoding, or memory that cannot be had.
+pub fn solve_placement<'a>(
+    variant: Variant,
+    sector: PlacementSector,
+    lookup: &dyn Fn(SuccessorSector) -> Option<&'a [u16]>,
+    observer: &dyn Observer,
+) -> Result<Vec<u16>, PlacementError> {
+    let mut targets = [None, None];
+    for (k, slot) in targets.iter_mut().enumerate() {
+        let Some(next) = sector.after_placement(k == 1) else {
+            continue;
+        };
+        let values = lookup(next).ok_or(PlacementError::MissingSuccessor {
+            sector,
+            needed: next,
+        })?;
+        let (us, them) = next.board();
+        let index = SectorIndex::get(us, them);
+        if values.len() as u64 != index.size() {
+            return Err(PlacementError::WrongSize(next, values.len(), index.size()));
+        }
+        *slot = Some(Target {
+            sector: next,
+            index,
+            values,
+        });
+    }
+    let solver = Solver {
+        variant,
+        sector,
+        targets,
+    };
+    let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+    let n = index.size();
+    let memory = || PlacementError::Memory(n, sector);
+    let len = usize::try_from(n).map_err(|_| memory())?;
+    // Reserved before solving, so that a lack of memory stops the run at once.
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| memory())?;
+    out.resize(len, 0);
+    observer.phase("placement", n);
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .try_for_each(|(c, chunk)| {
+            // Pipelined one position deep: a position's successors are located (and
+            // prefetched) before the previous position's are read. The references are
+            // swapped, not the buffers (each holds kilobytes).
+            let (mut first, mut second) = (Children::default(), Children::default());
+            let (mut next, mut ready) = (&mut first, &mut second);
+            let start = (c * CHUNK) as u64;
+            for j in 0..=chunk.len() {
+                if j < chunk.len() {
+                    let (us, them) = index.position(start + j as u64);
+                    solver.locate(&solver.position(us, them)?, next)?;
+                }
+                if j > 0 {
+                    chunk[j - 1] = solver.value(ready)?.0;
+                }
+                std::mem::swap(&mut next, &mut ready);
+            }
+            observer.advance(chunk.len() as u64);
+            Ok(())
+        })?;
+    Ok(out)
+}
+
+/// Solve every placement sector of a game with `max_pieces` pieces a side, in memory,
+/// in the order of [`PlacementSector::all`]. `movement(s)` must return the values of
+/// the movement sectors the game reaches (both counts from 3 to `max_pieces`).
+///
+/// # Errors
+/// As [`solve_placement`]; a missing movement sector is named.
+pub fn solve_game<'a>(
+    variant: Variant,
+    max_pieces: u8,
+    movement: &dyn Fn(Sector) -> Option<&'a [u16]>,
+    observer: &dyn Observer,
+) -> Result<Vec<(PlacementSector, Vec<u16>)>, PlacementError> {
+    let mut solved: Vec<(PlacementSector, Vec<u16>)> = Vec::new();
+    for sector in PlacementSector::all(max_pieces) {
+        let lookup = |s: SuccessorSector| match s {
+            SuccessorSector::Movement(m) => movement(m),
+            SuccessorSector::Placement(p) => solved
+                .iter()
+                .find(|(t, _)| *t == p)
+                .map(|(_, v)| v.as_slice()),
+        };
+        let values = solve_placement(variant, sector, &lookup, observer)?;
+        solved.push((sector, values));
+    }
+    Ok(solved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{solve_pair, Silent};
+
+    fn sector(text: &str) -> PlacementSector {
+        text.parse().expect("a placement sector")
+    }
+
+    /// Full-game counts: with at least three pieces a side on the board and in hand,
+    /// 497 sectors; the published 449 (17,856,741,338 positions) leave out the 48 in
+    /// which the opponent of the side to move has no piece on the board, except the
+    /// start of the game (22,481 positions, most of them unreachable). With the
+    /// sectors of a side holding fewer than three, 615.
+    #[test]
+    fn the_full_game_has_the_published_counts() {
+        let all = PlacementSector::all(9);
+        let size = |s: &[PlacementSector]| s.iter().map(|s| s.size()).sum::<u64>();
+        assert_eq!(all.len(), 615);
+        assert_eq!(size(&all), 17_874_891_168);
+        let three: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|s| s.material().0 >= 3 && s.material().1 >= 3)
+            .collect();
+        assert_eq!(three.len(), 497);
+        assert_eq!(size(&three), 17_856_763_819);
+        let start = sector("0-0+9-9");
+        let (left_out, published): (Vec<_>, Vec<_>) =
+            three.iter().partition(|&&s| s.them == 0 && s != start);
+        assert_eq!((left_out.len(), size(&left_out)), (48, 22_481));
+        assert_eq!((published.len(), size(&published)), (449, 17_856_741_338));
+    }
+
+    #[test]
+    fn successors_come_first_and_stay_in_the_game() {
+        for max in 0..=9 {
+            let all = PlacementSector::all(max);
+            for (i, s) in all.iter().enumerate() {
+                assert!(s.material().0 <= max && s.material().1 <= max);
+                for next in s.successors() {
+                    match next {
+                        SuccessorSector::Placement(p) => {
+                            let j = all.iter().position(|t| *t == p);
+                            assert!(j.is_some_and(|j| j < i), "{s} needs {p}");
+                        }
+                        SuccessorSector::Movement(m) => {
+                            assert!(m.us <= max && m.them <= max, "{s} needs {m}");
+                            assert_eq!(s.us_hand + s.them_hand, 1);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(PlacementSector::all(0).is_empty());
+        assert_eq!(PlacementSector::all(1).len(), 3);
+        assert_eq!(PlacementSector::all(12), PlacementSector::all(9));
+    }
+
+    #[test]
+    fn successor_sectors_follow_the_counts() {
+        use SuccessorSector::{Movement, Placement};
+        // White to move: Black moves next with one piece more in hand.
+        assert_eq!(
+            sector("3-4+5-5").successors(),
+            vec![Placement(sector("4-4+5-4")), Placement(sector("3-4+5-4"))]
+        );
+        // Black's last placement leads to the movement phase.
+        assert_eq!(
+            sector("4-5+1-0").successors(),
+            vec![
+                Movement(Sector::new(5, 5).expect("a sector")),
+                Movement(Sector::new(4, 5).expect("a sector"))
+            ]
+        );
+        // A capture that leaves White two pieces with an empty hand ends the game.
+        assert_eq!(
+            sector("4-3+1-0").successors(),
+            vec![Movement(Sector::new(3, 5).expect("a sector"))]
+        );
+        // Two pieces can close no mill; placing the last of them loses at once.
+        assert_eq!(sector("1-3+1-1").successors(), vec![]);
+        assert_eq!(sector("1-0+3-3").after_placement(true), None);
+    }
+
+    #[test]
+    fn sectors_parse_and_print() {
+        let s = sector("3-4+5-4");
+        assert_eq!((s.us, s.them, s.us_hand, s.them_hand), (3, 4, 5, 4));
+        assert_eq!(s.to_string(), "3-4+5-4");
+        assert!(!s.white_to_move());
+        for bad in [
+            "3-4",
+            "3-4+4-5",
+            "3-4+0-0",
+            "5-4+5-4",
+            "3-4+5-3",
+            "x-4+5-4",
+            "3-4+5-4-1",
+            "",
+        ] {
+            assert!(bad.parse::<PlacementSector>().is_err(), "{bad}");
+        }
+        let start = Position::start(Variant::Standard);
+        assert_eq!(PlacementSector::of(&start), Some(sector("0-0+9-9")));
+        let played = start.play(start.legal_moves()[0]).expect("a legal move");
+        assert_eq!(PlacementSector::of(&played), Some(sector("0-1+9-8")));
+    }
+
+    /// The movement sectors of a game of up to `max` pieces a side.
+    fn movement(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
+        let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
+        for s in Sector::all()
+            .into_iter()
+            .filter(|s| s.us.max(s.them) <= max)
+        {
+            if all.iter().any(|(t, _)| *t == s) {
+                continue;
+            }
+            let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
+            let pair = solve_pair(variant, s, &lookup, &Silent).expect("solved");
+            all.extend(pair);
+        }
+        all
+    }
+
+    fn find<'a>(game: &'a [(PlacementSector, Vec<u16>)], text: &str) -> &'a [u16] {
+        let s = sector(text);
+        game.iter()
+            .find(|(t, _)| *t == s)
+            .map(|(_, v)| v.as_slice())
+            .expect("solved")
+    }
+
+    #[test]
+    fn small_games_have_the_values_rule_1_forces() {
+        // Two pieces a side: no mill can ever close, and White places its last piece
+        // first, holding two: it loses by that move. So the start is a loss in 3.
+        let game = solve_game(Variant::Standard, 2, &|_| None, &Silent).expect("solved");
+        assert_eq!(Value(find(&game, "0-0+2-2")[0]).to_string(), "loss in 3");
+        assert!(find(&game, "1-1+1-1")
+            .iter()
+            .all(|&v| Value(v) == Value::loss(1)));
+        assert!(find(&game, "1-2+1-0")
+            .iter()
+            .all(|&v| Value(v) == Value::win(0)));
+    }
+
+    fn board(points: &str) -> Bitboard {
+        points
+            .split_whitespace()
+            .map(|p| morris_engine::notation::parse_point(p).expect("a point"))
+            .collect()
+    }
+
+    #[test]
+    fn a_last_placement_that_closes_a_mill_wins_at_once() {
+        let moves = movement(Variant::NoFlying, 3);
+        let lookup = |s: Sector| {
+            moves
+                .iter()
+                .find(|(t, _)| *t == s)
+                .map(|(_, v)| v.as_slice())
+        };
+        let game = solve_game(Variant::NoFlying, 3, &lookup, &Silent).expect("solved");
+        let value = |s: &str, us: &str, them: &str| {
+            let s = sector(s);
+            let index = SectorIndex::get(usize::from(s.us), usize::from(s.them));
+            Value(find(&game, &s.to_string())[index.index(board(us), board(them)) as usize])
+        };
+        // Black places g7, takes a piece: White is left two with an empty hand.
+        assert_eq!(value("2-3+1-0", "a7 d7", "a1 d1 b2"), Value::win(1));
+        // White closes the same mill and takes a piece; Black, left one on the board
+        // and one in hand, must place it and lose by its own move: a win in 2.
+        assert_eq!(value("2-2+1-1", "a7 d7", "a1 d1"), Value::win(2));
+        // White's last placement leaves it two pieces: lost by that move.
+        assert_eq!(value("1-0+1-1", "a7", ""), Value::loss(1));
+    }
+
+    #[test]
+    fn a_missing_or_short_successor_is_named() {
+        let s = sector("4-5+1-0");
+        let five = Sector::new(5, 5).expect("a sector");
+        let err = solve_placement(Variant::Standard, s, &|_| None, &Silent);
+        assert!(
+            matches!(err, Err(PlacementError::MissingSuccessor { sector, needed })
+                if sector == s && needed == SuccessorSector::Movement(five)),
+            "{err:?}"
+        );
+        let short = vec![0u16; 3];
+        let err = solve_placement(Variant::Standard, s, &|_| Some(short.as_slice()), &Silent);
+        assert!(
+            matches!(err, Err(PlacementError::WrongSize(SuccessorSector::Movement(m), 3, _)) if m == five),
+            "{err:?}"
+        );
+        // Both successors of 2-2+1-1 filled with the one undefined raw value.
+        let s = sector("2-2+1-1");
+        let next = sector("2-3+1-0");
+        let bad = |p: PlacementSector| vec![0x8000u16; p.size() as usize];
+        let (quiet, capture) = (bad(next), bad(sector("1-3+1-0")));
+        let lookup = |s: SuccessorSector| match s {
+            SuccessorSector::Placement(p) if p == next => Some(quiet.as_slice()),
+            _ => Some(capture.as_slice()),
+        };
+        let err = solve_placement(Variant::Standard, s, &lookup, &Silent);
+        assert!(
+            matches!(err, Err(PlacementError::BadValue { sector: SuccessorSector::Placement(p), value: 0x8000, .. }) if p == next),
+            "{err:?}"
+        );
+    }
+}
