@@ -167,8 +167,16 @@ mod tests {
         assert_eq!(value_score(win, 0), Some(MATE_BOUND + 1));
         assert_eq!(value_score(loss, 1), Some(-(MATE_BOUND + 1)));
         assert_eq!(value_score(win, 1), None);
-        for d in [room + 1, room + 2, 40_000, u16::MAX - 2, u16::MAX - 1] {
+        for d in [
+            room + 1,
+            room + 2,
+            20_000,
+            Value::MAX_DTM - 1,
+            Value::MAX_DTM,
+        ] {
             assert_eq!(value_score(Value::decided(d), 0), None, "DTM {d}");
+            assert_eq!(value_score(Value::win(d), 0), None, "win, DTM {d}");
+            assert_eq!(value_score(Value::loss(d), 0), None, "loss, DTM {d}");
         }
         assert_eq!(value_score(Value::decided(3), usize::MAX), None);
     }
