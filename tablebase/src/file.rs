@@ -528,7 +528,7 @@ impl SectorFile {
             .and_then(|i| values.get(i))
             .ok_or_else(implausible)?;
         let v = crate::sector::Value(*raw);
-        if self.plausible(v) {
+        if v.is_well_formed() && self.plausible(v) {
             Ok(v)
         } else {
             Err(implausible())
