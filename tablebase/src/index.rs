@@ -299,18 +299,23 @@ impl SectorIndex {
     #[inline]
     fn locate(&self, us: Bitboard, them: Bitboard) -> (usize, u32, u64) {
         debug_assert_eq!(us.count() as usize, self.us);
-        debug_assert_eq!(them.count() as usize, self.them);
-        debug_assert!((us & them).is_empty());
+        self.with_us(us).locate(them)
+    }
+
+    /// What the index of a position depends on through the side to move's set alone,
+    /// for indexing many positions that share it (every placement that captures
+    /// nothing leads to positions whose side to move has the same pieces).
+    #[inline]
+    pub fn with_us(&self, us: Bitboard) -> UsSet<'_> {
         let entry = self.sets.canon_of_rank[rank(us.bits()) as usize];
-        let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
-        let them = sym.apply(them).bits();
-        let mask = !self.sets.sets[block] & Bitboard::FULL.bits();
-        let them_rank = rank_within(them, mask);
-        let sub = match self.tables(block) {
-            None => them_rank,
-            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
-        };
-        (block, them, self.offsets[block] + sub)
+        let block = (entry >> 4) as usize;
+        UsSet {
+            index: self,
+            block,
+            symmetry: Symmetry::ALL[(entry & 0xF) as usize],
+            mask: !self.sets.sets[block] & Bitboard::FULL.bits(),
+            us,
+        }
     }
 
     /// The index of the position `(us, them)` and the size of its stabiliser (the
@@ -398,6 +403,40 @@ impl SectorIndex {
                 Bitboard::from_bits_truncate(them),
             )
         })
+    }
+}
+
+/// A side-to-move set located in an index: its block and the symmetry that takes it
+/// to the block's canonical set (see [`SectorIndex::with_us`]).
+#[derive(Clone, Copy)]
+pub struct UsSet<'a> {
+    index: &'a SectorIndex,
+    block: usize,
+    symmetry: Symmetry,
+    mask: u32,
+    us: Bitboard,
+}
+
+impl UsSet<'_> {
+    /// The block, the opponent's set moved with `us`, and the index of `(us, them)`.
+    #[inline]
+    fn locate(&self, them: Bitboard) -> (usize, u32, u64) {
+        debug_assert_eq!(them.count() as usize, self.index.them);
+        debug_assert!((self.us & them).is_empty());
+        let them = self.symmetry.apply(them).bits();
+        let them_rank = rank_within(them, self.mask);
+        let sub = match self.index.tables(self.block) {
+            None => them_rank,
+            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
+        };
+        (self.block, them, self.index.offsets[self.block] + sub)
+    }
+
+    /// The index of the position `(us, them)`, `us` the set this was made for (the
+    /// same as [`SectorIndex::index`]).
+    #[inline]
+    pub fn index(&self, them: Bitboard) -> u64 {
+        self.locate(them).2
     }
 }
 

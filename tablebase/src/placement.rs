@@ -330,6 +330,11 @@ impl Solver<'_> {
             return Ok(());
         }
         let moves = pos.legal_moves();
+        // Without a capture, the next side to move keeps its pieces: its set is
+        // located in the target index once for all those placements.
+        let quiet = self.targets[0]
+            .as_ref()
+            .map(|t| t.index.with_us(pos.them()));
         for (slot, &m) in out.slots.iter_mut().zip(moves.iter()) {
             let next = pos.play_unchecked(m);
             *slot = if let Some(end) = next.end() {
@@ -342,7 +347,10 @@ impl Solver<'_> {
                         self.sector
                     ))
                 })?;
-                let i = target.index.index(next.us(), next.them()) as usize;
+                let i = match (k, &quiet) {
+                    (0, Some(quiet)) => quiet.index(next.them()),
+                    _ => target.index.index(next.us(), next.them()),
+                } as usize;
                 prefetch(target.values, i);
                 Slot::Entry(k, i)
             };
