@@ -259,12 +259,12 @@ const DAMAGES: &[Damage] = &[
         what: "an unknown format version, header checksum recomputed",
         apply: |f, _| {
             let mut bytes = std::fs::read(f).expect("read the file");
-            bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+            bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
             let sum = xxh3_64(&bytes[0..64]);
             bytes[64..72].copy_from_slice(&sum.to_le_bytes());
             std::fs::write(f, bytes).expect("write the file");
         },
-        problem: "format version 2, this program reads version 1",
+        problem: "format version 3, this program reads versions 1 (movement) and 2 (placement)",
         at_open: true,
     },
 ];

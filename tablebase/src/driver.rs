@@ -211,7 +211,10 @@ pub fn generate_into(
             for f in present {
                 let report = SectorReport {
                     variant,
-                    sector: f.header().sector,
+                    sector: match f.header().sector {
+                        crate::sector::SectorId::Movement(m) => m,
+                        crate::sector::SectorId::Placement(_) => continue,
+                    },
                     stats: f.header().stats,
                     time: Duration::ZERO,
                     peak_memory: None,
