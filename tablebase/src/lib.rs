@@ -35,7 +35,7 @@ pub mod sector;
 pub mod tablebase;
 pub mod verify;
 
-pub use driver::{generate_into, Reporter, SectorReport};
+pub use driver::{generate_game_into, generate_into, Reporter, SectorReport};
 pub use file::{FileError, SectorFile};
 pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;
