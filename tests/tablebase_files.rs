@@ -592,7 +592,9 @@ fn placement_generation_resumes_to_identical_files() {
         .max_by_key(|n| expected[*n].len())
         .expect("a file");
     let damaged = dir.path().join(largest);
-    patch(&damaged, (128 + expected[largest].len()) / 2, |b| *b ^= 0x01);
+    patch(&damaged, (128 + expected[largest].len()) / 2, |b| {
+        *b ^= 0x01
+    });
     std::fs::write(
         dir.path().join(format!("{}.tmp", placement[40])),
         b"partial",
