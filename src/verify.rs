@@ -4,7 +4,7 @@ use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::verify::verify_sector;
+use morris_tablebase::verify::{verify_placement, verify_sector};
 use morris_tablebase::{Sector, SectorFile, SectorIndex};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -100,23 +100,25 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let (mut mismatches, mut verified) = (0u64, 0u64);
     if args.full {
-        let mut keys: Vec<(Variant, Sector)> = files
+        // Movement sectors first, then placement sectors (only without --sector).
+        let mut keys: Vec<(Variant, SectorId)> = files
             .keys()
-            .filter_map(|&(v, s)| match s {
-                SectorId::Movement(m) => Some((v, m)),
-                SectorId::Placement(_) => None,
+            .copied()
+            .filter(|(_, s)| match s {
+                SectorId::Movement(m) => args.sector.is_empty() || args.sector.contains(m),
+                SectorId::Placement(_) => args.sector.is_empty(),
             })
-            .filter(|(_, s)| args.sector.is_empty() || args.sector.contains(s))
             .collect();
         keys.sort();
         for s in &args.sector {
-            if !keys.iter().any(|k| k.1 == *s) {
+            if !keys.iter().any(|k| k.1 == SectorId::Movement(*s)) {
                 outln!("sector {s}: no good file to check");
                 bad += 1;
             }
         }
         for (variant, sector) in keys {
-            let size = SectorIndex::get(sector.us as usize, sector.them as usize).size();
+            let (us, them) = sector.board();
+            let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
             let bar = ProgressBar::new(size).with_message(format!("{variant} {sector}"));
             bar.set_style(
                 ProgressStyle::with_template(
@@ -130,8 +132,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     .get(&(variant, SectorId::Movement(s)))
                     .and_then(|f: &SectorFile| f.values().ok())
             };
+            let entries = |s| {
+                files
+                    .get(&(variant, s))
+                    .and_then(|f: &SectorFile| f.entries().ok())
+            };
             let start = Instant::now();
-            match verify_sector(variant, sector, &lookup, &|n| bar.inc(n)) {
+            let result = match sector {
+                SectorId::Movement(m) => verify_sector(variant, m, &lookup, &|n| bar.inc(n)),
+                SectorId::Placement(p) => verify_placement(variant, p, &entries, &|n| bar.inc(n)),
+            };
+            match result {
                 Ok(m) => {
                     bar.finish_and_clear();
                     verified += 1;
@@ -161,14 +172,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     if !args.full {
         outln!("all {} files ok", files.len());
-    } else if args.sector.is_empty() && verified as usize == files.len() {
-        outln!("all {} files ok, every value verified", files.len());
     } else if args.sector.is_empty() {
-        outln!(
-            "all {} files ok, every value of the {} movement sectors verified (placement values are not recomputed yet)",
-            files.len(),
-            verified
-        );
+        outln!("all {} files ok, every value verified", files.len());
     } else {
         outln!(
             "all {} files ok, every value of {} verified",

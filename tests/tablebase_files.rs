@@ -621,3 +621,39 @@ fn placement_generation_resumes_to_identical_files() {
         "the resumed run wrote different bytes"
     );
 }
+
+/// `verify --full` recomputes every placement value from its successors, and finds a
+/// value changed under valid checksums.
+#[test]
+fn verify_full_recomputes_placement_values() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "no-flying"]);
+    let out = ok(dir.path(), &["verify", "--full"]);
+    assert!(
+        out.contains("no-flying 2-2+1-1: all 4200 values agree with their successors"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("all 35 files ok, every value verified\n"),
+        "{out}"
+    );
+    // Entry 5 of 2-2+1-1 changed, and both checksums made to match again.
+    let file = dir.path().join("no-flying-2-2+1-1.tb");
+    let mut bytes = std::fs::read(&file).expect("read the file");
+    let entry = &mut bytes[128 + 5];
+    *entry = if *entry == 0 { 2 } else { 0 };
+    let payload = xxh3_64(&bytes[128..]);
+    bytes[24..32].copy_from_slice(&payload.to_le_bytes());
+    let header = xxh3_64(&bytes[0..64]);
+    bytes[64..72].copy_from_slice(&header.to_le_bytes());
+    std::fs::write(&file, bytes).expect("write the file");
+    let (out, error) = fails(dir.path(), &["verify", "--full"]);
+    assert!(
+        out.contains("no-flying 2-2+1-1: 1 MISMATCHES, e.g. index 5:"),
+        "{out}"
+    );
+    assert_eq!(
+        error,
+        "error: 0 bad or uncheckable files, 1 mismatched values"
+    );
+}
