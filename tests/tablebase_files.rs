@@ -553,6 +553,24 @@ fn a_small_game_is_generated_whole_and_probed() {
             assert!(out.contains(&format!("DTM {d} plies")), "{value}: {out}");
         }
     }
+    // `stats` lists the placement sectors after the movement ones, and sums them apart.
+    let stats = ok(dir.path(), &["stats"]);
+    let sums: Vec<&str> = stats.lines().filter(|l| l.contains("0-0+3-3")).collect();
+    assert_eq!(sums.len(), 1, "{stats}");
+    let placement = stats
+        .lines()
+        .find(|l| l.starts_with("standard   placement"))
+        .unwrap_or_else(|| panic!("{stats}"));
+    assert!(placement.contains(" 40962 "), "{stats}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["stats", "--json"])).expect("JSON");
+    let rows = json.as_array().expect("an array");
+    assert_eq!(rows.len(), 35);
+    assert_eq!(
+        (&rows[0]["us"], &rows[0]["them"], rows[0].get("us_hand")),
+        (&serde_json::json!(3), &serde_json::json!(3), None)
+    );
+    assert!(rows[1..].iter().all(|r| r["us_hand"].as_u64() >= Some(1)));
     // The start of the three-piece game: White wins in 23 plies.
     assert_eq!(
         ok(dir.path(), &["probe", "--fen", &start(3)]),
