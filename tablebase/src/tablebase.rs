@@ -1,7 +1,8 @@
 //! A directory of sector files, opened for probing.
 //!
 //! `Tablebase::open` lists the directory, ignores names that are not sector files
-//! (temporary files included), and opens every sector file in layers (see
+//! (temporary files included), and opens every sector file, movement or placement,
+//! keyed by [`SectorId`], in layers (see
 //! [`crate::file`]). A bad file is an error naming it: a tablebase is never trusted
 //! in part. A file's payload is checked against its checksum the first time a probe
 //! reads it, so a damaged payload is an error on the spot, never a value.
