@@ -1,18 +1,22 @@
-//! `morris generate`: solve movement-phase sectors into tablebase files.
+//! `morris generate`: solve movement and placement sectors into tablebase files.
 
 use crate::tb::{human_bytes, TbDir, Variants};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::driver::{self, Reporter, SectorReport};
+use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Observer, Sector};
 use std::time::{Duration, Instant};
 
 /// Generate tablebases by retrograde analysis, resuming from finished files.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Sectors are US-THEM: pieces of the side to move, then of the opponent, both hands empty.\n\
-Each sector is solved with its swapped sector (US-THEM with THEM-US), after the sectors its captures reach.\n\n\
-Examples:\n  morris generate --max-pieces 4              # every sector up to 4 against 4, Standard\n  \
+    after_help = "Movement sectors are US-THEM: pieces of the side to move, then of the opponent, both hands empty.\n\
+Each is solved with its swapped sector (US-THEM with THEM-US), after the sectors its captures reach.\n\
+Placement sectors are US-THEM+USHAND-THEMHAND (pieces on the board, then in hand); --max-pieces N\n\
+generates every movement and placement sector of the game of N pieces a side, --sector only\n\
+movement sectors.\n\n\
+Examples:\n  morris generate --max-pieces 4              # the whole game of 4 pieces a side, Standard\n  \
 morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
 morris generate --variant no-flying --tb /data/tb --threads 2"
 )]
@@ -21,7 +25,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Variants::Standard)]
     variant: Variants,
 
-    /// Largest number of pieces of either side (3 to 9).
+    /// Pieces a side, on the board and in hand (3 to 9): every sector of that game.
     #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(3..=9))]
     max_pieces: u8,
 
@@ -132,7 +136,7 @@ impl Reporter for Progress {
         }
     }
 
-    fn pair_started(&self, variant: Variant, sectors: &[Sector], positions: u64) {
+    fn pair_started(&self, variant: Variant, sectors: &[SectorId], positions: u64) {
         let names: Vec<String> = sectors.iter().map(ToString::to_string).collect();
         if let Ok(mut p) = self.pair.lock() {
             *p = format!("{} {}", variant, names.join("+"));
@@ -151,8 +155,12 @@ impl Reporter for Progress {
         let tail = if r.skipped {
             "already finished, checksum ok".to_string()
         } else {
+            let unit = match r.sector {
+                SectorId::Movement(_) => "pair",
+                SectorId::Placement(_) => "sector",
+            };
             format!(
-                "{:.1} s for the pair, peak memory {}",
+                "{:.1} s for the {unit}, peak memory {}",
                 r.time.as_secs_f64(),
                 r.peak_memory.map_or("unknown".into(), human_bytes)
             )
@@ -170,7 +178,8 @@ impl Reporter for Progress {
 /// An input error for bad options; a failure to write or solve.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::tb::start_threads(args.threads)?;
-    let targets: Vec<Sector> = if args.sector.is_empty() {
+    let whole_game = args.sector.is_empty();
+    let targets: Vec<Sector> = if whole_game {
         Sector::all()
             .into_iter()
             .filter(|s| s.us <= args.max_pieces && s.them <= args.max_pieces)
@@ -180,19 +189,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let dir = args.tb.path();
     let plan = driver::plan(&targets);
-    let total = driver::positions(&plan) * args.variant.list().len() as u64;
+    let (mut sectors, mut per_variant) = (plan.len(), driver::positions(&plan));
+    if whole_game {
+        sectors += morris_tablebase::PlacementSector::all(args.max_pieces).len();
+        per_variant += driver::placement_positions(args.max_pieces);
+    }
+    let total = per_variant * args.variant.list().len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(
-        "generating {} sectors ({} positions) per variant into {} on {} threads",
-        plan.len(),
-        total / args.variant.list().len() as u64,
+        "generating {sectors} sectors ({per_variant} positions) per variant into {} on {} threads",
         dir.display(),
         rayon::current_num_threads()
     ));
     let clock = Instant::now();
     let mut reports = Vec::new();
     for variant in args.variant.list() {
-        reports.extend(driver::generate_into(&dir, variant, &targets, &progress)?);
+        reports.extend(if whole_game {
+            driver::generate_game_into(&dir, variant, args.max_pieces, &progress)?
+        } else {
+            driver::generate_into(&dir, variant, &targets, &progress)?
+        });
     }
     progress.finish();
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();

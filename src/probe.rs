@@ -3,9 +3,10 @@
 use crate::args::PositionArgs;
 use crate::tb::TbDir;
 use morris_solver::Verdict;
+use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Tablebase, Wdl};
 
-/// Look a movement-phase position up in the tablebases.
+/// Look a position up in the tablebases.
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  morris probe --fen \"W.B/.W./.../B....W/.../.../B.. w 0 0\"\n  morris probe --variant no-flying --fen \"...\" --tb /data/tb"
@@ -40,16 +41,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let pos = *game.position();
-    let Some(sector) = Tablebase::sector_of(&pos) else {
-        outln!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side");
+    let Some(sector) = Tablebase::sector_id_of(&pos) else {
+        outln!("not covered: the tablebases hold positions with both hands empty and 3 to 9 pieces a side, and positions with the hands a game produces");
         return Ok(());
+    };
+    // What generates the missing sector: a placement sector comes with its whole game.
+    let generate = match sector {
+        SectorId::Movement(_) => format!("--sector {sector}"),
+        SectorId::Placement(p) => {
+            let (us, them) = p.material();
+            format!("--max-pieces {}", us.max(them))
+        }
     };
     let dir = args.tb.path();
     let tb = args.tb.open()?;
     match tb.probe(&pos)? {
         Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
         None => outln!(
-            "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} --sector {sector}`)",
+            "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} {generate}`)",
             pos.variant(),
             dir.display(),
             pos.variant()

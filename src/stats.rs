@@ -1,12 +1,15 @@
 //! `morris stats`: what the tablebases hold.
 
 use crate::tb::TbDir;
+use morris_tablebase::sector::SectorId;
 use morris_tablebase::SectorStats;
 
 /// Per-sector counts of wins, draws and losses, and the longest distances.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Counts are positions up to symmetry, values for the side to move; distances in plies.\n\n\
+    after_help = "Counts are positions up to symmetry, values for the side to move; distances in plies.\n\
+Movement sectors (US-THEM) come first, then placement sectors (US-THEM+USHAND-THEMHAND: pieces on\n\
+the board, then in hand); 'total' sums a variant's movement sectors, 'placement' its placement sectors.\n\n\
 Examples:\n  morris stats\n  morris stats --json --tb /data/tb"
 )]
 pub struct Args {
@@ -25,19 +28,30 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let tb = args.tb.open()?;
+    // Movement sectors, then placement sectors (names with the hands).
     let rows: Vec<_> = tb
         .sectors()
-        .map(|(v, s, f)| (v, s, f.header().stats))
+        .map(|(v, s, f)| (v, SectorId::from(s), f.header().stats))
+        .chain(
+            tb.placement_sectors()
+                .map(|(v, s, f)| (v, SectorId::from(s), f.header().stats)),
+        )
         .collect();
     if args.json {
         let array: Vec<serde_json::Value> = rows
             .iter()
             .map(|(v, s, st)| {
-                serde_json::json!({
-                    "variant": v.name(), "us": s.us, "them": s.them,
+                let (us, them) = s.board();
+                let mut row = serde_json::json!({
+                    "variant": v.name(), "us": us, "them": them,
                     "positions": st.positions, "wins": st.wins, "draws": st.draws, "losses": st.losses,
                     "longest_win": st.longest_win, "longest_loss": st.longest_loss,
-                })
+                });
+                if let (SectorId::Placement(p), Some(o)) = (s, row.as_object_mut()) {
+                    o.insert("us_hand".into(), p.us_hand.into());
+                    o.insert("them_hand".into(), p.them_hand.into());
+                }
+                row
             })
             .collect();
         outln!("{}", serde_json::to_string_pretty(&array)?);
@@ -51,7 +65,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     outln!(
-        "{:<10} {:>6} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        "{:<10} {:>9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
         "variant",
         "sector",
         "positions",
@@ -63,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     let line = |name: &str, sector: &str, st: &SectorStats| {
         outln!(
-            "{:<10} {:>6} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+            "{:<10} {:>9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
             name,
             sector,
             st.positions,
@@ -77,18 +91,32 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for variant in morris_engine::Variant::ALL {
         let mut total = SectorStats::default();
         let mut any = false;
+        let mut placement = SectorStats::default();
+        let mut any_placement = false;
         for (v, s, st) in rows.iter().filter(|r| r.0 == variant) {
             line(v.name(), &s.to_string(), st);
-            total.positions += st.positions;
-            total.wins += st.wins;
-            total.draws += st.draws;
-            total.losses += st.losses;
-            total.longest_win = total.longest_win.max(st.longest_win);
-            total.longest_loss = total.longest_loss.max(st.longest_loss);
-            any = true;
+            let sum = match s {
+                SectorId::Movement(_) => {
+                    any = true;
+                    &mut total
+                }
+                SectorId::Placement(_) => {
+                    any_placement = true;
+                    &mut placement
+                }
+            };
+            sum.positions += st.positions;
+            sum.wins += st.wins;
+            sum.draws += st.draws;
+            sum.losses += st.losses;
+            sum.longest_win = sum.longest_win.max(st.longest_win);
+            sum.longest_loss = sum.longest_loss.max(st.longest_loss);
         }
         if any {
             line(variant.name(), "total", &total);
+        }
+        if any_placement {
+            line(variant.name(), "placement", &placement);
         }
     }
     Ok(())

@@ -2,7 +2,9 @@
 
 use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
-use morris_tablebase::verify::verify_sector;
+use morris_engine::Variant;
+use morris_tablebase::sector::SectorId;
+use morris_tablebase::verify::{verify_placement, verify_sector};
 use morris_tablebase::{Sector, SectorFile, SectorIndex};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -61,12 +63,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let variants = args.variant.list();
     // With --sector, only the files those sectors' check reads: the sector, its swapped sector
     // and the sector its captures reach.
-    let needed = |s: Sector| {
-        args.sector.is_empty()
-            || args
-                .sector
-                .iter()
-                .any(|&t| s == t || s == t.swapped() || Some(s) == t.after_capture())
+    let needed = |s: SectorId| match s {
+        SectorId::Movement(s) => {
+            args.sector.is_empty()
+                || args
+                    .sector
+                    .iter()
+                    .any(|&t| s == t || s == t.swapped() || Some(s) == t.after_capture())
+        }
+        SectorId::Placement(_) => args.sector.is_empty(),
     };
     for (variant, sector, file) in scanned {
         if !variants.contains(&variant) || !needed(sector) {
@@ -95,20 +100,25 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let (mut mismatches, mut verified) = (0u64, 0u64);
     if args.full {
-        let mut keys: Vec<_> = files
+        // Movement sectors first, then placement sectors (only without --sector).
+        let mut keys: Vec<(Variant, SectorId)> = files
             .keys()
             .copied()
-            .filter(|(_, s)| args.sector.is_empty() || args.sector.contains(s))
+            .filter(|(_, s)| match s {
+                SectorId::Movement(m) => args.sector.is_empty() || args.sector.contains(m),
+                SectorId::Placement(_) => args.sector.is_empty(),
+            })
             .collect();
         keys.sort();
         for s in &args.sector {
-            if !keys.iter().any(|k| k.1 == *s) {
+            if !keys.iter().any(|k| k.1 == SectorId::Movement(*s)) {
                 outln!("sector {s}: no good file to check");
                 bad += 1;
             }
         }
         for (variant, sector) in keys {
-            let size = SectorIndex::get(sector.us as usize, sector.them as usize).size();
+            let (us, them) = sector.board();
+            let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
             let bar = ProgressBar::new(size).with_message(format!("{variant} {sector}"));
             bar.set_style(
                 ProgressStyle::with_template(
@@ -119,11 +129,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             // Every file in `files` passed its checksum above.
             let lookup = |s| {
                 files
-                    .get(&(variant, s))
+                    .get(&(variant, SectorId::Movement(s)))
                     .and_then(|f: &SectorFile| f.values().ok())
             };
+            let entries = |s| {
+                files
+                    .get(&(variant, s))
+                    .and_then(|f: &SectorFile| f.entries().ok())
+            };
             let start = Instant::now();
-            match verify_sector(variant, sector, &lookup, &|n| bar.inc(n)) {
+            let result = match sector {
+                SectorId::Movement(m) => verify_sector(variant, m, &lookup, &|n| bar.inc(n)),
+                SectorId::Placement(p) => verify_placement(variant, p, &entries, &|n| bar.inc(n)),
+            };
+            match result {
                 Ok(m) => {
                     bar.finish_and_clear();
                     verified += 1;

@@ -509,9 +509,14 @@ fn probe_covered_and_uncovered_positions() {
         out.starts_with("not covered: no-flying sector 3-3"),
         "{out}"
     );
-    // Pieces in hand are never in the tablebases.
+    // Pieces in hand: the placement sector was not generated, and the message names
+    // the game that holds it.
     let out = ok(&["probe", "--fen", PLACING, "--tb", path(&dir)]);
-    assert!(out.starts_with("not covered: the tablebases hold"), "{out}");
+    assert!(
+        out.starts_with("not covered: standard sector 2-3+1-0 is not in")
+            && out.contains("(run `morris generate --variant standard --max-pieces 3`)"),
+        "{out}"
+    );
     let out = ok(&[
         "probe",
         "--fen",

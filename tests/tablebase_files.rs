@@ -91,7 +91,8 @@ fn killed_generation_resumes_to_identical_files() {
     let reference = tempfile::tempdir().expect("a temporary directory");
     generate(reference.path(), &["--max-pieces", "5"]);
     let expected = contents(reference.path());
-    assert_eq!(expected.len(), 9, "3-3 to 5-5: {:?}", expected.keys());
+    // 3-3 to 5-5, and the 125 placement sectors of the game of five pieces a side.
+    assert_eq!(expected.len(), 134, "{:?}", expected.keys());
 
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut child = command(tb_args(
@@ -259,12 +260,12 @@ const DAMAGES: &[Damage] = &[
         what: "an unknown format version, header checksum recomputed",
         apply: |f, _| {
             let mut bytes = std::fs::read(f).expect("read the file");
-            bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+            bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
             let sum = xxh3_64(&bytes[0..64]);
             bytes[64..72].copy_from_slice(&sum.to_le_bytes());
             std::fs::write(f, bytes).expect("write the file");
         },
-        problem: "format version 2, this program reads version 1",
+        problem: "format version 3, this program reads versions 1 (movement) and 2 (placement)",
         at_open: true,
     },
 ];
@@ -496,5 +497,181 @@ fn an_unusable_directory_is_a_clean_error() {
             not_a_dir.display()
         )),
         "{error}"
+    );
+}
+
+/// The start of the game of `n` pieces a side.
+fn start(n: u8) -> String {
+    format!(".../.../.../....../.../.../... w {n} {n}")
+}
+
+/// `generate --max-pieces N` builds every placement sector of the game, and `probe`
+/// answers its positions with the value stored in the tables.
+#[test]
+fn a_small_game_is_generated_whole_and_probed() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3"]);
+    let all = names(dir.path());
+    // The 3-3 movement sector and 34 placement sectors, down to two pieces a side.
+    assert_eq!(all.len(), 35, "{all:?}");
+    for name in [
+        "standard-3-3.tb",
+        "standard-0-0+3-3.tb",
+        "standard-2-1+1-1.tb",
+    ] {
+        assert!(all.iter().any(|n| n == name), "{name}: {all:?}");
+    }
+    let tb = morris_tablebase::Tablebase::open(dir.path()).expect("good tables");
+    for (fen, moves, sector) in [
+        (start(3), "", "0-0+3-3"),
+        (start(3), "d6 d2 f4", "1-2+2-1"),
+        (start(3), "a7 d7 g7", "1-2+2-1"),
+    ] {
+        let mut args = vec!["probe", "--fen", &fen];
+        if !moves.is_empty() {
+            args.extend(["--moves", moves]);
+        }
+        let out = ok(dir.path(), &args);
+        let first = morris_engine::notation::parse_position(&fen, morris_engine::Variant::Standard)
+            .expect("a position");
+        let pos = morris_engine::notation::parse_moves(&first, moves)
+            .expect("legal moves")
+            .last()
+            .map_or(first, |&(_, p)| p);
+        let value = tb.probe(&pos).expect("good tables").expect("covered");
+        assert!(
+            out.contains(&format!("(standard sector {sector})")),
+            "{out}"
+        );
+        let wdl = match value.wdl() {
+            morris_tablebase::Wdl::Win => "win",
+            morris_tablebase::Wdl::Loss => "loss",
+            morris_tablebase::Wdl::Draw => "draw",
+        };
+        assert!(out.starts_with(wdl), "{value}: {out}");
+        if let Some(d) = value.dtm() {
+            assert!(out.contains(&format!("DTM {d} plies")), "{value}: {out}");
+        }
+    }
+    // `stats` lists the placement sectors after the movement ones, and sums them apart.
+    let stats = ok(dir.path(), &["stats"]);
+    let sums: Vec<&str> = stats.lines().filter(|l| l.contains("0-0+3-3")).collect();
+    assert_eq!(sums.len(), 1, "{stats}");
+    let placement = stats
+        .lines()
+        .find(|l| l.starts_with("standard   placement"))
+        .unwrap_or_else(|| panic!("{stats}"));
+    assert!(placement.contains(" 40962 "), "{stats}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["stats", "--json"])).expect("JSON");
+    let rows = json.as_array().expect("an array");
+    assert_eq!(rows.len(), 35);
+    assert_eq!(
+        (&rows[0]["us"], &rows[0]["them"], rows[0].get("us_hand")),
+        (&serde_json::json!(3), &serde_json::json!(3), None)
+    );
+    assert!(rows[1..].iter().all(|r| r["us_hand"].as_u64() >= Some(1)));
+    // The start of the three-piece game: White wins in 23 plies.
+    assert_eq!(
+        ok(dir.path(), &["probe", "--fen", &start(3)]),
+        "win for the side to move, DTM 23 plies (standard sector 0-0+3-3)\n"
+    );
+    // A game of four pieces a side is not in these tables: the message says how to
+    // build it.
+    assert!(ok(dir.path(), &["probe", "--fen", &start(4)])
+        .contains("run `morris generate --variant standard --max-pieces 4`"));
+}
+
+/// Placement sectors resume per sector: a run that finds some finished, some missing,
+/// one damaged and a leftover temporary file writes the same bytes as an uncut run.
+#[test]
+fn placement_generation_resumes_to_identical_files() {
+    let reference = tempfile::tempdir().expect("a temporary directory");
+    generate(
+        reference.path(),
+        &["--max-pieces", "4", "--variant", "no-flying"],
+    );
+    let expected = contents(reference.path());
+    assert_eq!(expected.len(), 74, "{:?}", expected.keys());
+
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_dir(reference.path(), dir.path());
+    let placement: Vec<String> = names(dir.path())
+        .into_iter()
+        .filter(|n| n.contains('+'))
+        .collect();
+    assert_eq!(placement.len(), 70);
+    // Half of them missing (as if the run was cut), one of the others damaged.
+    for name in &placement[35..] {
+        std::fs::remove_file(dir.path().join(name)).expect("removed");
+    }
+    let largest = placement[..35]
+        .iter()
+        .max_by_key(|n| expected[*n].len())
+        .expect("a file");
+    let damaged = dir.path().join(largest);
+    patch(&damaged, (128 + expected[largest].len()) / 2, |b| {
+        *b ^= 0x01
+    });
+    std::fs::write(
+        dir.path().join(format!("{}.tmp", placement[40])),
+        b"partial",
+    )
+    .expect("written");
+    let resumed = generate(dir.path(), &["--max-pieces", "4", "--variant", "no-flying"]);
+    assert!(
+        resumed.contains(&format!(
+            "{}: corrupt payload (checksum mismatch); regenerating",
+            damaged.display()
+        )),
+        "{resumed}"
+    );
+    // 4 movement and 34 placement sectors kept; the damaged one and the 35 missing
+    // solved.
+    assert!(
+        resumed.contains("36 sectors solved, 38 already finished"),
+        "{resumed}"
+    );
+    // The leftover temporary file was replaced and renamed like any other.
+    assert_eq!(
+        contents(dir.path()),
+        expected,
+        "the resumed run wrote different bytes"
+    );
+}
+
+/// `verify --full` recomputes every placement value from its successors, and finds a
+/// value changed under valid checksums.
+#[test]
+fn verify_full_recomputes_placement_values() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "no-flying"]);
+    let out = ok(dir.path(), &["verify", "--full"]);
+    assert!(
+        out.contains("no-flying 2-2+1-1: all 4200 values agree with their successors"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("all 35 files ok, every value verified\n"),
+        "{out}"
+    );
+    // Entry 5 of 2-2+1-1 changed, and both checksums made to match again.
+    let file = dir.path().join("no-flying-2-2+1-1.tb");
+    let mut bytes = std::fs::read(&file).expect("read the file");
+    let entry = &mut bytes[128 + 5];
+    *entry = if *entry == 0 { 2 } else { 0 };
+    let payload = xxh3_64(&bytes[128..]);
+    bytes[24..32].copy_from_slice(&payload.to_le_bytes());
+    let header = xxh3_64(&bytes[0..64]);
+    bytes[64..72].copy_from_slice(&header.to_le_bytes());
+    std::fs::write(&file, bytes).expect("write the file");
+    let (out, error) = fails(dir.path(), &["verify", "--full"]);
+    assert!(
+        out.contains("no-flying 2-2+1-1: 1 MISMATCHES, e.g. index 5:"),
+        "{out}"
+    );
+    assert_eq!(
+        error,
+        "error: 0 bad or uncheckable files, 1 mismatched values"
     );
 }

@@ -1,15 +1,21 @@
 //! Generating a set of sectors into a directory, resumably.
 //!
-//! The sectors asked for are extended by everything their captures reach and solved
-//! pair by pair in dependency order. A pair whose files are already present and valid
-//! (header, size and payload checksum) is skipped, so a run that was cut resumes with
-//! the pair it was working on; any other file with a sector's name (stale, truncated,
-//! corrupt, of another variant or version) is reported and regenerated.
+//! The movement sectors asked for are extended by everything their captures reach and
+//! solved pair by pair in dependency order. A pair whose files are already present and
+//! valid (header, size and payload checksum) is skipped, so a run that was cut resumes
+//! with the pair it was working on; any other file with a sector's name (stale,
+//! truncated, corrupt, of another variant or version) is reported and regenerated.
+//!
+//! A whole game ([`generate_game_into`]) adds its placement sectors after its
+//! movement sectors, one at a time in the order of [`PlacementSector::all`], each
+//! solved from the files of its successors (read back and checked whole) and skipped
+//! alike when its file is already finished.
 
-use crate::file::{file_name, write_sector, FileError, SectorFile};
+use crate::file::{file_name, write_placement, write_sector, FileError, SectorFile};
 use crate::generate::{solve_pair, GenerateError, Observer, SectorStats};
 use crate::mmap::ValueCopy;
-use crate::sector::Sector;
+use crate::placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
+use crate::sector::{Sector, SectorId};
 use morris_engine::Variant;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -25,6 +31,9 @@ pub enum DriverError {
     /// The retrograde analysis failed.
     #[error(transparent)]
     Generate(#[from] GenerateError),
+    /// A placement sector could not be solved.
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
     /// The directory could not be created.
     #[error("cannot create tablebase directory {0}: {1}")]
     Dir(String, std::io::Error),
@@ -48,10 +57,11 @@ pub struct SectorReport {
     /// The variant.
     pub variant: Variant,
     /// The sector.
-    pub sector: Sector,
+    pub sector: SectorId,
     /// Counts of its values.
     pub stats: SectorStats,
-    /// Time to solve its pair (shared with its swapped sector), zero when skipped.
+    /// Time to solve it (for a movement sector, its pair, shared with its swapped
+    /// sector), zero when skipped.
     pub time: Duration,
     /// Peak resident memory of the process so far, in bytes, if known.
     pub peak_memory: Option<u64>,
@@ -63,8 +73,9 @@ pub struct SectorReport {
 pub trait Reporter: Observer {
     /// A line for the log.
     fn log(&self, _line: &str) {}
-    /// A pair of sectors starts, with its number of positions.
-    fn pair_started(&self, _variant: Variant, _sectors: &[Sector], _positions: u64) {}
+    /// A pair of movement sectors, or one placement sector, starts, with its number of
+    /// positions.
+    fn pair_started(&self, _variant: Variant, _sectors: &[SectorId], _positions: u64) {}
     /// A sector is finished (or found finished).
     fn sector_done(&self, _report: &SectorReport) {}
 }
@@ -102,8 +113,21 @@ fn reset_peak_memory() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
+/// Number of positions in the placement sectors of a game of `max_pieces` a side.
+pub fn placement_positions(max_pieces: u8) -> u64 {
+    PlacementSector::all(max_pieces)
+        .iter()
+        .map(|s| s.size())
+        .sum()
+}
+
 /// Open a finished file and check it whole; `Err` says why it cannot be used.
-fn finished(dir: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, FileError> {
+fn finished(
+    dir: &Path,
+    variant: Variant,
+    sector: impl Into<SectorId>,
+) -> Result<SectorFile, FileError> {
+    let sector = sector.into();
     let f = SectorFile::open(&dir.join(file_name(variant, sector)), variant, sector)?;
     f.check_payload()?;
     Ok(f)
@@ -181,10 +205,126 @@ pub fn generate_into(
     targets: &[Sector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    let _lock = lock_dir(dir)?;
+    movement_into(dir, variant, targets, reporter)
+}
+
+/// Generate every sector of a game of `max_pieces` pieces a side (on the board and in
+/// hand, 3 to 9) for `variant` into `dir`: the movement sectors with both counts up
+/// to `max_pieces`, then every placement sector of [`PlacementSector::all`].
+///
+/// # Errors
+/// [`DriverError`] when a file cannot be written or read back or a sector cannot be
+/// solved; finished files stay valid and a later run resumes from them.
+pub fn generate_game_into(
+    dir: &Path,
+    variant: Variant,
+    max_pieces: u8,
+    reporter: &dyn Reporter,
+) -> Result<Vec<SectorReport>, DriverError> {
+    let _lock = lock_dir(dir)?;
+    let targets: Vec<Sector> = Sector::all()
+        .into_iter()
+        .filter(|s| s.us <= max_pieces && s.them <= max_pieces)
+        .collect();
+    let mut reports = movement_into(dir, variant, &targets, reporter)?;
+    reports.extend(placement_into(dir, variant, max_pieces, reporter)?);
+    Ok(reports)
+}
+
+/// Create `dir` and take its lock: one writer per directory, released when the
+/// process ends, however it ends.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, DriverError> {
     std::fs::create_dir_all(dir).map_err(|e| DriverError::Dir(dir.display().to_string(), e))?;
-    // One writer per directory: the lock is released when the process ends, however
-    // it ends.
-    let _lock = lock(dir)?;
+    lock(dir)
+}
+
+/// The values of a finished file, decoded to raw `u16`s in memory.
+fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<Vec<u16>, FileError> {
+    let path = dir.join(file_name(variant, sector));
+    let f = SectorFile::open(&path, variant, sector)?;
+    let values = f.entries()?.to_raw();
+    values.map_err(|e| FileError {
+        path,
+        problem: e.into(),
+    })
+}
+
+/// Generate the placement sectors of a game of `max_pieces` a side, whose movement
+/// sectors are finished in `dir`.
+fn placement_into(
+    dir: &Path,
+    variant: Variant,
+    max_pieces: u8,
+    reporter: &dyn Reporter,
+) -> Result<Vec<SectorReport>, DriverError> {
+    let mut reports = Vec::new();
+    for sector in PlacementSector::all(max_pieces) {
+        match Found::of(finished(dir, variant, sector)) {
+            Found::Good(f) => {
+                let report = SectorReport {
+                    variant,
+                    sector: sector.into(),
+                    stats: f.header().stats,
+                    time: Duration::ZERO,
+                    peak_memory: None,
+                    skipped: true,
+                };
+                reporter.sector_done(&report);
+                reports.push(report);
+                continue;
+            }
+            Found::Missing => {}
+            Found::Bad(e) => reporter.log(&format!("{e}; regenerating")),
+            Found::Unreadable(e) => return Err(DriverError::Unreadable(e)),
+        }
+        // Every successor's file was written (or found good) earlier in this run.
+        let mut deps: Vec<(SuccessorSector, Vec<u16>)> = Vec::new();
+        for next in sector.successors() {
+            let id = match next {
+                SuccessorSector::Placement(p) => SectorId::Placement(p),
+                SuccessorSector::Movement(m) => SectorId::Movement(m),
+            };
+            deps.push((next, decoded(dir, variant, id)?));
+        }
+        reporter.pair_started(variant, &[sector.into()], sector.size());
+        reset_peak_memory();
+        let clock = Instant::now();
+        let lookup = |s: SuccessorSector| {
+            deps.iter()
+                .find(|(t, _)| *t == s)
+                .map(|(_, v)| v.as_slice())
+        };
+        let values = solve_placement(variant, sector, &lookup, reporter)?;
+        drop(deps);
+        let time = clock.elapsed();
+        reporter.phase("write", 0);
+        let header = write_placement(dir, variant, sector, &values)?;
+        drop(values);
+        let report = SectorReport {
+            variant,
+            sector: sector.into(),
+            stats: header.stats,
+            time,
+            peak_memory: peak_memory(),
+            skipped: false,
+        };
+        // Read the file back whole before anything builds on it.
+        finished(dir, variant, sector)?;
+        reporter.sector_done(&report);
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// Generate the movement sectors `targets` and what they need; the caller holds the
+/// directory's lock.
+fn movement_into(
+    dir: &Path,
+    variant: Variant,
+    targets: &[Sector],
+    reporter: &dyn Reporter,
+) -> Result<Vec<SectorReport>, DriverError> {
     let order = plan(targets);
     // Sectors found valid or written (and read back) in this run.
     let mut finished_here: HashSet<Sector> = HashSet::new();
@@ -208,17 +348,17 @@ pub fn generate_into(
             }
         }
         if present.len() == pair.len() {
-            for f in present {
+            for (&s, f) in pair.iter().zip(present) {
                 let report = SectorReport {
                     variant,
-                    sector: f.header().sector,
+                    sector: s.into(),
                     stats: f.header().stats,
                     time: Duration::ZERO,
                     peak_memory: None,
                     skipped: true,
                 };
                 reporter.sector_done(&report);
-                finished_here.insert(report.sector);
+                finished_here.insert(s);
                 reports.push(report);
             }
             continue;
@@ -235,7 +375,8 @@ pub fn generate_into(
             })?;
             deps.insert(t, copy);
         }
-        reporter.pair_started(variant, &pair, positions(&pair));
+        let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
+        reporter.pair_started(variant, &ids, positions(&pair));
         reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(
@@ -251,7 +392,7 @@ pub fn generate_into(
             drop(values);
             let report = SectorReport {
                 variant,
-                sector: s,
+                sector: s.into(),
                 stats: header.stats,
                 time,
                 peak_memory: peak_memory(),

@@ -1,24 +1,34 @@
 //! The on-disk format of a sector, writing it safely and opening it in layers.
 //!
-//! One file per variant and sector, named `<variant>-<us>-<them>.tb` (for example
-//! `standard-8-9.tb`). Little-endian throughout:
+//! One file per variant and sector. A movement sector (both hands empty) is named
+//! `<variant>-<us>-<them>.tb` (for example `standard-8-9.tb`) and has format version 1;
+//! a placement sector is named `<variant>-<us>-<them>+<us_hand>-<them_hand>.tb` (for
+//! example `standard-3-4+5-4.tb`, as [`PlacementSector`] prints) and has format
+//! version 2. Little-endian throughout:
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISTB` |
-//! | 8 | 4 | format version (1) |
+//! | 8 | 4 | format version: 1 movement, 2 placement |
 //! | 12 | 1 | variant: 0 standard, 1 no-flying |
-//! | 13 | 1 | pieces of the side to move |
-//! | 14 | 1 | pieces of the opponent |
-//! | 15 | 1 | value encoding: 1 = `u16`, 0 draw, `n` decided with DTM `n - 1` |
+//! | 13 | 1 | pieces of the side to move on the board |
+//! | 14 | 1 | pieces of the opponent on the board |
+//! | 15 | 1 | value encoding: 1 (version 1) or 2 (version 2), below |
 //! | 16 | 8 | entry count (positions up to symmetry, in [`crate::index`] order) |
 //! | 24 | 8 | xxh3-64 of the payload |
 //! | 32 | 8, 8, 8 | wins, draws, losses |
 //! | 56 | 2, 2 | longest win, longest loss (plies) |
-//! | 60 | 4 | zero |
+//! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent (zero in version 1) |
+//! | 62 | 2 | zero |
 //! | 64 | 8 | xxh3-64 of bytes 0..64 |
 //! | 72 | 56 | zero |
-//! | 128 | 2 * count | payload: one `u16` per entry |
+//! | 128 | count or 2 * count | payload: one entry per position |
+//!
+//! Encoding 1: one `u16` per entry, the raw [`Value`] (0 draw, `n` decided with DTM
+//! `n - 1`). Encoding 2: one byte per entry, 0 draw, 1 to 236 decided with DTM
+//! `code - 1` and the usual parity (won exactly when the DTM is odd), 237 to 255
+//! decided with DTM `code - 237` (0 to 18) and the inverted result (see [`Value`]).
+//! A value that does not fit is an error at write time, never stored wrongly.
 //!
 //! Writing goes to `<name>.tmp`, is synced, then renamed: a file with the final name
 //! is always complete. Opening checks, in order and before mapping or reading the
@@ -32,7 +42,8 @@
 use crate::generate::SectorStats;
 use crate::index::SectorIndex;
 use crate::mmap::MappedFile;
-use crate::sector::Sector;
+use crate::placement::PlacementSector;
+use crate::sector::{Sector, SectorId, Value};
 use morris_engine::Variant;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -46,12 +57,43 @@ compile_error!("tablebase files are little-endian and mapped as native u16");
 
 /// Magic bytes at the start of every file.
 pub const MAGIC: [u8; 8] = *b"MORRISTB";
-/// The format version this code reads and writes.
+/// The format version of movement sectors.
 pub const VERSION: u32 = 1;
+/// The format version of placement sectors.
+pub const VERSION_PLACEMENT: u32 = 2;
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 128;
-/// The only value encoding so far.
+/// The value encoding of movement sectors: one `u16` an entry.
 pub const ENCODING_DTM16: u8 = 1;
+/// The value encoding of placement sectors: one byte an entry.
+pub const ENCODING_DTM8: u8 = 2;
+/// Largest code of a plain value in encoding 2 (DTM 235).
+const BYTE_PLAIN_MAX: u8 = 236;
+/// First code of an inverted value in encoding 2 (DTM 0).
+const BYTE_INVERTED: u8 = 237;
+
+/// The byte of a value in encoding 2, or `None` when it does not fit.
+pub fn encode_byte(v: Value) -> Option<u8> {
+    let plain = v.0 & 0x7FFF;
+    if !v.is_well_formed() {
+        None
+    } else if v.is_inverted() {
+        u8::try_from(plain - 1)
+            .ok()
+            .and_then(|d| d.checked_add(BYTE_INVERTED))
+    } else {
+        u8::try_from(plain).ok().filter(|&b| b <= BYTE_PLAIN_MAX)
+    }
+}
+
+/// The value of a byte of encoding 2 (every byte is one).
+pub fn decode_byte(b: u8) -> Value {
+    if b >= BYTE_INVERTED {
+        Value(0x8000 | u16::from(b - BYTE_INVERTED + 1))
+    } else {
+        Value(u16::from(b))
+    }
+}
 
 /// What is wrong with a tablebase file.
 #[derive(Debug, Error)]
@@ -72,11 +114,24 @@ pub enum Problem {
     #[error("corrupt header (checksum mismatch)")]
     HeaderChecksum,
     /// A format version this code does not know.
-    #[error("format version {0}, this program reads version {VERSION}")]
+    #[error("format version {0}, this program reads versions {VERSION} (movement) and {VERSION_PLACEMENT} (placement)")]
     Version(u32),
-    /// An unknown value encoding.
-    #[error("unknown value encoding {0}")]
+    /// An unknown value encoding, or one its version does not use.
+    #[error("value encoding {0}, which its format version does not use")]
     Encoding(u8),
+    /// A placement file's bytes asked for as the `u16` values of a movement file.
+    #[error("holds one byte a value (a placement sector), not the u16 values asked for")]
+    Narrow,
+    /// A value the file's encoding cannot hold (refused at write time).
+    #[error("entry {index} holds {value}, which value encoding {encoding} cannot store")]
+    Unencodable {
+        /// The entry.
+        index: u64,
+        /// The value.
+        value: Value,
+        /// The encoding.
+        encoding: u8,
+    },
     /// The header's variant differs from the name's.
     #[error("holds the {found} variant, but the name says {expected}")]
     Variant {
@@ -89,7 +144,7 @@ pub enum Problem {
     #[error("holds sector {found}, but the name says {expected}")]
     Sector {
         /// From the name.
-        expected: Sector,
+        expected: SectorId,
         /// From the header.
         found: String,
     },
@@ -97,7 +152,7 @@ pub enum Problem {
     #[error("has {found} entries, sector {sector} has {expected}")]
     Entries {
         /// The sector.
-        sector: Sector,
+        sector: SectorId,
         /// From the header.
         found: u64,
         /// The sector's size.
@@ -161,18 +216,25 @@ impl FileError {
     }
 }
 
-/// The file name of a sector.
-pub fn file_name(variant: Variant, sector: Sector) -> String {
-    format!("{}-{}-{}.tb", variant.name(), sector.us, sector.them)
+/// The file name of a sector (movement or placement).
+pub fn file_name(variant: Variant, sector: impl Into<SectorId>) -> String {
+    format!("{}-{}.tb", variant.name(), sector.into())
 }
 
 /// The variant and sector a file name stands for, if it is a tablebase name.
-pub fn parse_file_name(name: &str) -> Option<(Variant, Sector)> {
+pub fn parse_file_name(name: &str) -> Option<(Variant, SectorId)> {
     let stem = name.strip_suffix(".tb")?;
-    let (rest, them) = stem.rsplit_once('-')?;
+    let (board, hands) = match stem.split_once('+') {
+        Some((board, hands)) => (board, Some(hands)),
+        None => (stem, None),
+    };
+    let (rest, them) = board.rsplit_once('-')?;
     let (variant, us) = rest.rsplit_once('-')?;
     let variant = Variant::ALL.into_iter().find(|v| v.name() == variant)?;
-    let sector = Sector::new(us.parse().ok()?, them.parse().ok()?)?;
+    let sector = match hands {
+        None => SectorId::Movement(Sector::new(us.parse().ok()?, them.parse().ok()?)?),
+        Some(hands) => SectorId::Placement(format!("{us}-{them}+{hands}").parse().ok()?),
+    };
     // Only the canonical spelling: `standard-03-3.tb` is not a sector file.
     (file_name(variant, sector) == name).then_some((variant, sector))
 }
@@ -183,7 +245,7 @@ pub struct Header {
     /// The variant.
     pub variant: Variant,
     /// The sector.
-    pub sector: Sector,
+    pub sector: SectorId,
     /// Number of entries.
     pub entries: u64,
     /// xxh3-64 of the payload.
@@ -193,17 +255,36 @@ pub struct Header {
 }
 
 impl Header {
+    /// The format version and value encoding of the header's kind of sector.
+    fn format(&self) -> (u32, u8) {
+        match self.sector {
+            SectorId::Movement(_) => (VERSION, ENCODING_DTM16),
+            SectorId::Placement(_) => (VERSION_PLACEMENT, ENCODING_DTM8),
+        }
+    }
+
+    /// Bytes of one entry of the payload.
+    pub fn entry_width(&self) -> u64 {
+        match self.sector {
+            SectorId::Movement(_) => 2,
+            SectorId::Placement(_) => 1,
+        }
+    }
+
     fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
+        let (version, encoding) = self.format();
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[8..12].copy_from_slice(&version.to_le_bytes());
         h[12] = match self.variant {
             Variant::Standard => 0,
             Variant::NoFlying => 1,
         };
-        h[13] = self.sector.us;
-        h[14] = self.sector.them;
-        h[15] = ENCODING_DTM16;
+        (h[13], h[14]) = self.sector.board();
+        if let SectorId::Placement(p) = self.sector {
+            (h[60], h[61]) = (p.us_hand, p.them_hand);
+        }
+        h[15] = encoding;
         h[16..24].copy_from_slice(&self.entries.to_le_bytes());
         h[24..32].copy_from_slice(&self.checksum.to_le_bytes());
         h[32..40].copy_from_slice(&self.stats.wins.to_le_bytes());
@@ -216,7 +297,7 @@ impl Header {
         h
     }
 
-    fn decode(h: &[u8; HEADER_LEN], expected: (Variant, Sector)) -> Result<Header, Problem> {
+    fn decode(h: &[u8; HEADER_LEN], expected: (Variant, SectorId)) -> Result<Header, Problem> {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
         if h[0..8] != MAGIC {
@@ -231,10 +312,12 @@ impl Header {
             return Err(Problem::Reserved(72 + at));
         }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
-        if version != VERSION {
-            return Err(Problem::Version(version));
-        }
-        if h[15] != ENCODING_DTM16 {
+        let encoding = match version {
+            VERSION => ENCODING_DTM16,
+            VERSION_PLACEMENT => ENCODING_DTM8,
+            _ => return Err(Problem::Version(version)),
+        };
+        if h[15] != encoding {
             return Err(Problem::Encoding(h[15]));
         }
         let variant = match h[12] {
@@ -253,10 +336,16 @@ impl Header {
                 found: variant.name().to_string(),
             });
         }
-        if (h[13], h[14]) != (expected.1.us, expected.1.them) {
+        // Version 1 has no hands (bytes 60 and 61 are zero, under the checksum).
+        let found = if version == VERSION {
+            format!("{}-{}", h[13], h[14])
+        } else {
+            format!("{}-{}+{}-{}", h[13], h[14], h[60], h[61])
+        };
+        if found != expected.1.to_string() {
             return Err(Problem::Sector {
                 expected: expected.1,
-                found: format!("{}-{}", h[13], h[14]),
+                found,
             });
         }
         let entries = u64_at(16);
@@ -288,9 +377,59 @@ pub fn write_sector(
     sector: Sector,
     values: &[u16],
 ) -> Result<Header, FileError> {
+    write_file(
+        dir,
+        variant,
+        sector.into(),
+        values,
+        bytemuck::cast_slice(values),
+    )
+}
+
+/// Write a placement sector's values (raw [`Value`]s) to `dir` in encoding 2, one byte
+/// an entry, safely (temporary file, sync, rename).
+///
+/// # Errors
+/// A [`FileError`] naming the file: [`Problem::Unencodable`] for a value one byte
+/// cannot hold (nothing is written then), or a failure to write; no file with the
+/// final name is left behind unless it is complete.
+pub fn write_placement(
+    dir: &Path,
+    variant: Variant,
+    sector: PlacementSector,
+    values: &[u16],
+) -> Result<Header, FileError> {
+    let path = dir.join(file_name(variant, sector));
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(values.len())
+        .map_err(|_| FileError::new(&path, io::Error::from(io::ErrorKind::OutOfMemory)))?;
+    for (i, &raw) in values.iter().enumerate() {
+        let code = encode_byte(Value(raw)).ok_or_else(|| {
+            FileError::new(
+                &path,
+                Problem::Unencodable {
+                    index: i as u64,
+                    value: Value(raw),
+                    encoding: ENCODING_DTM8,
+                },
+            )
+        })?;
+        bytes.push(code);
+    }
+    write_file(dir, variant, sector.into(), values, &bytes)
+}
+
+/// Write `payload`, the encoding of `values`, under the sector's name.
+fn write_file(
+    dir: &Path,
+    variant: Variant,
+    sector: SectorId,
+    values: &[u16],
+    payload: &[u8],
+) -> Result<Header, FileError> {
     let path = dir.join(file_name(variant, sector));
     let tmp = dir.join(format!("{}.tmp", file_name(variant, sector)));
-    let payload: &[u8] = bytemuck::cast_slice(values);
     let header = Header {
         variant,
         sector,
@@ -334,6 +473,13 @@ enum Payload {
     Read(File),
 }
 
+/// A payload read into memory.
+#[derive(Debug)]
+enum Owned {
+    Wide(Box<[u16]>),
+    Narrow(Box<[u8]>),
+}
+
 /// Why the first use of a payload failed, kept so every later use fails alike.
 #[derive(Debug, Clone)]
 enum Failure {
@@ -350,11 +496,62 @@ impl Failure {
     }
 }
 
+/// The checked entries of a file, in its encoding.
+#[derive(Clone, Copy, Debug)]
+pub enum Values<'a> {
+    /// Encoding 1: raw [`Value`]s.
+    Wide(&'a [u16]),
+    /// Encoding 2: one code a position (see the module documentation).
+    Narrow(&'a [u8]),
+}
+
+impl Values<'_> {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Wide(v) => v.len(),
+            Values::Narrow(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of entry `i`, if there is one.
+    pub fn get(&self, i: usize) -> Option<Value> {
+        match self {
+            Values::Wide(v) => v.get(i).map(|&raw| Value(raw)),
+            Values::Narrow(v) => v.get(i).map(|&b| decode_byte(b)),
+        }
+    }
+
+    /// Every value decoded to its raw `u16`, in a new vector.
+    ///
+    /// # Errors
+    /// An out-of-memory error when the vector cannot be had.
+    pub fn to_raw(&self) -> io::Result<Vec<u16>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(self.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                "cannot allocate memory to decode the file",
+            )
+        })?;
+        match self {
+            Values::Wide(v) => out.extend_from_slice(v),
+            Values::Narrow(v) => out.extend(v.iter().map(|&b| decode_byte(b).0)),
+        }
+        Ok(out)
+    }
+}
+
 /// An opened, header-checked sector file whose payload is checked against its checksum
 /// the first time it is used.
 ///
 /// The policy: no value is ever read from a payload that has not been checked whole
-/// in this process. [`SectorFile::values`] hashes the payload on its first call (and,
+/// in this process. [`SectorFile::entries`] hashes the payload on its first call (and,
 /// for a file opened with [`SectorFile::open`], reads it into memory then) and keeps
 /// the verdict, so a damaged file is an error naming it from the first use on, never
 /// an answer. The cost is one pass over each file a process uses.
@@ -365,7 +562,7 @@ pub struct SectorFile {
     index: OnceLock<Arc<SectorIndex>>,
     payload: Payload,
     /// The verdict of the first use: for a file read into memory, the values read.
-    checked: OnceLock<Result<Option<Box<[u16]>>, Failure>>,
+    checked: OnceLock<Result<Option<Owned>, Failure>>,
 }
 
 /// Open `path` for reading without blocking (a FIFO under a table's name must not hang
@@ -397,8 +594,12 @@ impl SectorFile {
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
-    pub fn open(path: &Path, variant: Variant, sector: Sector) -> Result<SectorFile, FileError> {
-        let (file, header) = SectorFile::open_header(path, variant, sector)?;
+    pub fn open(
+        path: &Path,
+        variant: Variant,
+        sector: impl Into<SectorId>,
+    ) -> Result<SectorFile, FileError> {
+        let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
         Ok(SectorFile::new(path, header, Payload::Read(file)))
     }
 
@@ -417,9 +618,9 @@ impl SectorFile {
     pub unsafe fn open_mapped(
         path: &Path,
         variant: Variant,
-        sector: Sector,
+        sector: impl Into<SectorId>,
     ) -> Result<SectorFile, FileError> {
-        let (file, header) = SectorFile::open_header(path, variant, sector)?;
+        let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
         // SAFETY: the caller's promise, passed on.
         let map = unsafe { MappedFile::map(&file, payload_end(&header)) }
             .map_err(|e| FileError::new(path, e))?;
@@ -440,7 +641,7 @@ impl SectorFile {
     fn open_header(
         path: &Path,
         variant: Variant,
-        sector: Sector,
+        sector: SectorId,
     ) -> Result<(File, Header), FileError> {
         let err = |p: Problem| FileError::new(path, p);
         let mut file = open_regular(path).map_err(err)?;
@@ -451,7 +652,8 @@ impl SectorFile {
         let mut raw = [0u8; HEADER_LEN];
         file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
         let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
-        let expected = crate::index::orbit_count(sector.us as usize, sector.them as usize);
+        let (us, them) = sector.board();
+        let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
         if header.entries != expected {
             return Err(err(Problem::Entries {
                 sector,
@@ -479,29 +681,44 @@ impl SectorFile {
         &self.header
     }
 
-    /// The index of the file's sector, built on first use.
+    /// The index of the file's board, built on first use.
     pub fn index(&self) -> &SectorIndex {
-        let s = self.header.sector;
+        let (us, them) = self.header.sector.board();
         self.index
-            .get_or_init(|| SectorIndex::get(s.us as usize, s.them as usize))
+            .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
     }
 
-    /// The stored values, one per index, after the payload has been checked whole
-    /// against the header's checksum (on the first call; the verdict is kept).
+    /// The stored entries, one per index, in the file's encoding, after the payload
+    /// has been checked whole against the header's checksum (on the first call; the
+    /// verdict is kept).
     ///
     /// # Errors
     /// [`Problem::Checksum`] for a damaged payload, or the error reading it, naming
     /// the file; every later call fails the same way.
-    pub fn values(&self) -> Result<&[u16], FileError> {
+    pub fn entries(&self) -> Result<Values<'_>, FileError> {
         let verdict = self.checked.get_or_init(|| self.check());
         match (verdict, &self.payload) {
             (Err(failure), _) => Err(FileError::new(&self.path, failure.problem())),
-            (Ok(Some(read)), _) => Ok(read),
-            (Ok(None), Payload::Mapped(map)) => Ok(mapped_values(map)),
+            (Ok(Some(Owned::Wide(read))), _) => Ok(Values::Wide(read)),
+            (Ok(Some(Owned::Narrow(read))), _) => Ok(Values::Narrow(read)),
+            (Ok(None), Payload::Mapped(map)) => Ok(self.mapped(map)),
             (Ok(None), Payload::Read(_)) => Err(FileError::new(
                 &self.path,
                 Problem::Io(io::Error::other("internal error: payload never read")),
             )),
+        }
+    }
+
+    /// The stored values of a movement file (encoding 1), checked as by
+    /// [`SectorFile::entries`].
+    ///
+    /// # Errors
+    /// As [`SectorFile::entries`], and [`Problem::Narrow`] for a placement file,
+    /// whose entries are bytes (use [`SectorFile::entries`]).
+    pub fn values(&self) -> Result<&[u16], FileError> {
+        match self.entries()? {
+            Values::Wide(v) => Ok(v),
+            Values::Narrow(_) => Err(FileError::new(&self.path, Problem::Encoding(ENCODING_DTM8))),
         }
     }
 
@@ -512,8 +729,8 @@ impl SectorFile {
     /// # Errors
     /// A [`FileError`] naming the file: a damaged payload, an index beyond the sector,
     /// or a value that the header rules out.
-    pub fn value(&self, index: u64) -> Result<crate::sector::Value, FileError> {
-        let values = self.values()?;
+    pub fn value(&self, index: u64) -> Result<Value, FileError> {
+        let values = self.entries()?;
         let implausible = || {
             FileError::new(
                 &self.path,
@@ -523,27 +740,28 @@ impl SectorFile {
                 },
             )
         };
-        let raw = usize::try_from(index)
+        let v = usize::try_from(index)
             .ok()
             .and_then(|i| values.get(i))
             .ok_or_else(implausible)?;
-        let v = crate::sector::Value(*raw);
-        if v.is_well_formed() && self.plausible(v) {
+        if self.plausible(v) {
             Ok(v)
         } else {
             Err(implausible())
         }
     }
 
-    /// Whether a stored value fits the header (checked by its own checksum): a win no
-    /// longer than the longest win, a loss no longer than the longest loss.
-    pub fn plausible(&self, v: crate::sector::Value) -> bool {
+    /// Whether a stored value fits the header (checked by its own checksum): a
+    /// well-formed value, a win no longer than the longest win, a loss no longer than
+    /// the longest loss.
+    pub fn plausible(&self, v: Value) -> bool {
         let s = &self.header.stats;
-        match (v.wdl(), v.dtm()) {
-            (crate::sector::Wdl::Win, Some(d)) => d <= s.longest_win,
-            (crate::sector::Wdl::Loss, Some(d)) => d <= s.longest_loss,
-            _ => true,
-        }
+        v.is_well_formed()
+            && match (v.wdl(), v.dtm()) {
+                (crate::sector::Wdl::Win, Some(d)) => d <= s.longest_win,
+                (crate::sector::Wdl::Loss, Some(d)) => d <= s.longest_loss,
+                _ => true,
+            }
     }
 
     /// Check the payload checksum (on the first use of the file; the verdict is kept).
@@ -551,21 +769,37 @@ impl SectorFile {
     /// # Errors
     /// [`Problem::Checksum`] naming the file, or the error reading it.
     pub fn check_payload(&self) -> Result<(), FileError> {
-        self.values().map(|_| ())
+        self.entries().map(|_| ())
+    }
+
+    /// The entries of a mapped file (its length was checked against the header at
+    /// open).
+    fn mapped<'a>(&self, map: &'a MappedFile) -> Values<'a> {
+        let bytes = &map.bytes()[HEADER_LEN..];
+        match self.header.sector {
+            // The mapping is page-aligned and the header 128 bytes, so the payload is
+            // aligned for `u16`, and its length is even: the cast cannot fail.
+            SectorId::Movement(_) => Values::Wide(bytemuck::cast_slice(bytes)),
+            SectorId::Placement(_) => Values::Narrow(bytes),
+        }
     }
 
     /// Read (when not mapped) and hash the payload.
-    fn check(&self) -> Result<Option<Box<[u16]>>, Failure> {
-        let good = |values: &[u16]| payload_sum(values) == self.header.checksum;
+    fn check(&self) -> Result<Option<Owned>, Failure> {
+        let good = |bytes: &[u8]| payload_sum(bytes) == self.header.checksum;
         match &self.payload {
-            Payload::Mapped(map) => match good(mapped_values(map)) {
+            Payload::Mapped(map) => match good(&map.bytes()[HEADER_LEN..]) {
                 true => Ok(None),
                 false => Err(Failure::Checksum),
             },
             Payload::Read(file) => {
                 let read = read_payload(file, &self.header)
                     .map_err(|e| Failure::Io(e.kind(), e.to_string()))?;
-                match good(&read) {
+                let bytes = match &read {
+                    Owned::Wide(v) => bytemuck::cast_slice::<u16, u8>(v),
+                    Owned::Narrow(v) => v,
+                };
+                match good(bytes) {
                     true => Ok(Some(read)),
                     false => Err(Failure::Checksum),
                 }
@@ -576,48 +810,295 @@ impl SectorFile {
 
 /// The length of a file: header plus payload.
 fn payload_end(header: &Header) -> u64 {
-    HEADER_LEN as u64 + 2 * header.entries
-}
-
-/// The values of a mapped file (its length was checked against the header at open).
-fn mapped_values(map: &MappedFile) -> &[u16] {
-    // The mapping is page-aligned and the header 128 bytes, so the payload is aligned
-    // for `u16`, and its length is even: the cast cannot fail.
-    bytemuck::cast_slice(&map.bytes()[HEADER_LEN..])
+    HEADER_LEN as u64 + header.entry_width() * header.entries
 }
 
 /// xxh3-64 of a payload, hashed in chunks.
-fn payload_sum(values: &[u16]) -> u64 {
+fn payload_sum(bytes: &[u8]) -> u64 {
     let mut h = Xxh3::new();
-    for chunk in bytemuck::cast_slice::<u16, u8>(values).chunks(1 << 24) {
+    for chunk in bytes.chunks(1 << 24) {
         h.update(chunk);
     }
     h.digest()
 }
 
 /// Read a payload into memory.
-fn read_payload(file: &File, header: &Header) -> io::Result<Box<[u16]>> {
+fn read_payload(file: &File, header: &Header) -> io::Result<Owned> {
     let n = usize::try_from(header.entries).map_err(|_| io::Error::other("sector too large"))?;
-    let mut values: Vec<u16> = Vec::new();
-    values.try_reserve_exact(n).map_err(|_| {
+    let memory = || {
         io::Error::new(
             io::ErrorKind::OutOfMemory,
             "cannot allocate memory to read the file",
         )
-    })?;
-    values.resize(n, 0);
-    let bytes = bytemuck::cast_slice_mut::<u16, u8>(&mut values);
+    };
+    match header.sector {
+        SectorId::Movement(_) => {
+            let mut values: Vec<u16> = Vec::new();
+            values.try_reserve_exact(n).map_err(|_| memory())?;
+            values.resize(n, 0);
+            read_at(file, bytemuck::cast_slice_mut::<u16, u8>(&mut values))?;
+            Ok(Owned::Wide(values.into_boxed_slice()))
+        }
+        SectorId::Placement(_) => {
+            let mut values: Vec<u8> = Vec::new();
+            values.try_reserve_exact(n).map_err(|_| memory())?;
+            values.resize(n, 0);
+            read_at(file, &mut values)?;
+            Ok(Owned::Narrow(values.into_boxed_slice()))
+        }
+    }
+}
+
+/// Fill `bytes` from the payload's start.
+fn read_at(file: &File, bytes: &mut [u8]) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
-        file.read_exact_at(bytes, HEADER_LEN as u64)?;
+        file.read_exact_at(bytes, HEADER_LEN as u64)
     }
     #[cfg(not(unix))]
     {
         use std::io::{Seek, SeekFrom};
         let mut f = file;
         f.seek(SeekFrom::Start(HEADER_LEN as u64))?;
-        f.read_exact(bytes)?;
+        f.read_exact(bytes)
     }
-    Ok(values.into_boxed_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_byte_decodes_to_a_value_that_encodes_back() {
+        for b in 0..=255u8 {
+            let v = decode_byte(b);
+            assert!(v.is_well_formed());
+            assert_eq!(encode_byte(v), Some(b), "{b}");
+        }
+        assert_eq!(decode_byte(0), Value::DRAW);
+        assert_eq!(decode_byte(1), Value::loss(0));
+        assert_eq!(decode_byte(236), Value::win(235));
+        assert_eq!(decode_byte(237), Value::win(0));
+        assert_eq!(decode_byte(238), Value::loss(1));
+        assert_eq!(decode_byte(255), Value::win(18));
+    }
+
+    #[test]
+    fn values_one_byte_cannot_hold_are_refused() {
+        assert_eq!(encode_byte(Value::decided(236)), None);
+        assert_eq!(encode_byte(Value::loss(19)), None);
+        assert_eq!(encode_byte(Value::win(20)), None);
+        assert_eq!(encode_byte(Value(0x8000)), None);
+        assert_eq!(encode_byte(Value(0xFFFF)), None);
+    }
+
+    #[test]
+    fn placement_names_round_trip_and_only_canonical_ones_parse() {
+        let p: PlacementSector = "3-4+5-4".parse().expect("a sector");
+        assert_eq!(file_name(Variant::Standard, p), "standard-3-4+5-4.tb");
+        assert_eq!(
+            parse_file_name("no-flying-0-0+9-9.tb"),
+            Some((
+                Variant::NoFlying,
+                SectorId::Placement("0-0+9-9".parse().expect("a sector"))
+            ))
+        );
+        assert_eq!(
+            parse_file_name("standard-8-9.tb"),
+            Some((
+                Variant::Standard,
+                SectorId::Movement(Sector::new(8, 9).expect("a sector"))
+            ))
+        );
+        for bad in [
+            "standard-3-4+4-5.tb",
+            "standard-03-4+5-4.tb",
+            "standard-3-4+5-4.tb.tmp",
+            "standard-3-4+5.tb",
+            "standard-2-2.tb",
+            "chess-3-4+5-4.tb",
+        ] {
+            assert_eq!(parse_file_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_placement_file_round_trips_and_refuses_what_one_byte_cannot_hold() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let p: PlacementSector = "2-1+1-1".parse().expect("a sector");
+        let n = p.size() as usize;
+        let values: Vec<u16> = (0..n)
+            .map(|i| {
+                [
+                    Value::DRAW,
+                    Value::win(0),
+                    Value::loss(1),
+                    Value::decided(235),
+                ][i % 4]
+                    .0
+            })
+            .collect();
+        let header = write_placement(dir.path(), Variant::Standard, p, &values).expect("written");
+        assert_eq!(
+            (header.stats.longest_win, header.stats.longest_loss),
+            (235, 1)
+        );
+        let path = dir.path().join("standard-2-1+1-1.tb");
+        let len = std::fs::metadata(&path).expect("written").len();
+        assert_eq!(len, HEADER_LEN as u64 + n as u64);
+        for file in [
+            SectorFile::open(&path, Variant::Standard, p).expect("opens"),
+            // SAFETY: the test changes no file while it is mapped.
+            #[allow(unsafe_code)]
+            unsafe { SectorFile::open_mapped(&path, Variant::Standard, p) }.expect("opens"),
+        ] {
+            assert_eq!(file.header().sector, SectorId::Placement(p));
+            assert_eq!(
+                file.entries().expect("checked").to_raw().expect("memory"),
+                values
+            );
+            for (i, &raw) in values.iter().enumerate() {
+                assert_eq!(file.value(i as u64).expect("a value"), Value(raw));
+            }
+            assert!(file.value(n as u64).is_err());
+            assert!(file.values().is_err());
+        }
+        // A movement name does not open a placement file, nor the other way round.
+        let moved = dir.path().join("standard-3-3.tb");
+        std::fs::copy(&path, &moved).expect("copied");
+        let err = SectorFile::open(
+            &moved,
+            Variant::Standard,
+            Sector::new(3, 3).expect("a sector"),
+        )
+        .expect_err("refused");
+        assert!(matches!(err.problem, Problem::Sector { .. }), "{err}");
+        let mut bad = values.clone();
+        bad[n - 1] = Value::decided(300).0;
+        std::fs::remove_file(&path).expect("removed");
+        let err = write_placement(dir.path(), Variant::Standard, p, &bad).expect_err("refused");
+        assert!(
+            matches!(err.problem, Problem::Unencodable { index, .. } if index == n as u64 - 1),
+            "{err}"
+        );
+        assert!(!path.exists());
+        assert!(!dir.path().join("standard-2-1+1-1.tb.tmp").exists());
+    }
+
+    /// Every layer of the opening refuses a damaged placement file, naming it.
+    #[test]
+    fn each_damage_to_a_placement_file_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let p: PlacementSector = "2-2+2-1".parse().expect("a sector");
+        let values: Vec<u16> = (0..p.size()).map(|i| (i % 3) as u16).collect();
+        write_placement(dir.path(), Variant::NoFlying, p, &values).expect("written");
+        let path = dir.path().join(file_name(Variant::NoFlying, p));
+        let good = std::fs::read(&path).expect("read");
+        // Patch header bytes, then make the header checksum match again so that the
+        // check after it is the one that fires.
+        let resum = |b: &mut Vec<u8>| {
+            let sum = xxh3_64(&b[0..64]);
+            b[64..72].copy_from_slice(&sum.to_le_bytes());
+        };
+        type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+        type Case = (&'static str, Damage, fn(&Problem) -> bool);
+        let cases: Vec<Case> = vec![
+            ("short", Box::new(|b| b.truncate(100)), |p| {
+                matches!(p, Problem::Truncated(100))
+            }),
+            ("magic", Box::new(|b| b[0] ^= 1), |p| {
+                matches!(p, Problem::Magic)
+            }),
+            ("header sum", Box::new(|b| b[61] ^= 1), |p| {
+                matches!(p, Problem::HeaderChecksum)
+            }),
+            ("reserved", Box::new(|b| b[100] = 1), |p| {
+                matches!(p, Problem::Reserved(100))
+            }),
+            (
+                "version",
+                Box::new(move |b| {
+                    b[8] = 3;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Version(3)),
+            ),
+            (
+                "old version",
+                Box::new(move |b| {
+                    b[8] = 1;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Encoding(2)),
+            ),
+            (
+                "encoding",
+                Box::new(move |b| {
+                    b[15] = 1;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Encoding(1)),
+            ),
+            (
+                "variant",
+                Box::new(move |b| {
+                    b[12] = 0;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Variant { .. }),
+            ),
+            (
+                "board",
+                Box::new(move |b| {
+                    b[13] = 3;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Sector { .. }),
+            ),
+            (
+                "hand",
+                Box::new(move |b| {
+                    b[60] = 3;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Sector { .. }),
+            ),
+            (
+                "entries",
+                Box::new(move |b| {
+                    b[16] ^= 1;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::Entries { .. }),
+            ),
+            ("padded", Box::new(|b| b.push(0)), |p| {
+                matches!(p, Problem::Length { .. })
+            }),
+            (
+                "cut",
+                Box::new(|b| {
+                    b.pop();
+                }),
+                |p| matches!(p, Problem::Length { .. }),
+            ),
+            ("payload", Box::new(|b| b[HEADER_LEN + 7] ^= 0x40), |p| {
+                matches!(p, Problem::Checksum)
+            }),
+        ];
+        for (name, damage, expected) in cases {
+            let mut bytes = good.clone();
+            damage(&mut bytes);
+            std::fs::write(&path, &bytes).expect("written");
+            let err = SectorFile::open(&path, Variant::NoFlying, p)
+                .and_then(|f| f.check_payload())
+                .expect_err(name);
+            assert!(expected(&err.problem), "{name}: {err}");
+            assert!(err.to_string().contains("no-flying-2-2+2-1.tb"), "{err}");
+        }
+        std::fs::remove_file(&path).expect("removed");
+        std::fs::create_dir(&path).expect("a directory");
+        let err = SectorFile::open(&path, Variant::NoFlying, p).expect_err("a directory");
+        assert!(matches!(err.problem, Problem::NotRegular), "{err}");
+    }
 }

@@ -1,12 +1,13 @@
-//! Tablebases for the movement phase of Nine Men's Morris: every position with both
-//! hands empty and three to nine pieces a side, for the Standard and the No-flying
-//! game, with its exact value and distance to the end of the game (DTM).
+//! Tablebases of Nine Men's Morris: every position with both hands empty and three to
+//! nine pieces a side, and the positions with pieces in hand (placement sectors), for
+//! the Standard and the No-flying game, with its exact value and distance to the end
+//! of the game (DTM).
 //!
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
 //! - [`generate`]: parallel retrograde analysis of a pair of sectors.
 //! - [`placement`]: the sectors with pieces in hand, solved in one pass from their
 //!   successors.
-//! - [`file`]: the self-checking file format, safe writing, layered opening.
+//! - [`mod@file`]: the self-checking file format, safe writing, layered opening.
 //! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
 //! - [`verify`]: an independent recomputation of stored values.
 //!
@@ -35,7 +36,7 @@ pub mod sector;
 pub mod tablebase;
 pub mod verify;
 
-pub use driver::{generate_into, Reporter, SectorReport};
+pub use driver::{generate_game_into, generate_into, Reporter, SectorReport};
 pub use file::{FileError, SectorFile};
 pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;

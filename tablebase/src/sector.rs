@@ -106,6 +106,46 @@ impl std::str::FromStr for Sector {
     }
 }
 
+/// What a tablebase file holds: a movement sector or a placement sector.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum SectorId {
+    /// Both hands empty.
+    Movement(Sector),
+    /// Pieces in hand.
+    Placement(crate::placement::PlacementSector),
+}
+
+impl SectorId {
+    /// Board counts `(us, them)`: the movement index that numbers its positions.
+    pub fn board(self) -> (u8, u8) {
+        match self {
+            SectorId::Movement(s) => (s.us, s.them),
+            SectorId::Placement(p) => (p.us, p.them),
+        }
+    }
+}
+
+impl From<Sector> for SectorId {
+    fn from(s: Sector) -> SectorId {
+        SectorId::Movement(s)
+    }
+}
+
+impl From<crate::placement::PlacementSector> for SectorId {
+    fn from(p: crate::placement::PlacementSector) -> SectorId {
+        SectorId::Placement(p)
+    }
+}
+
+impl fmt::Display for SectorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SectorId::Movement(s) => s.fmt(f),
+            SectorId::Placement(p) => p.fmt(f),
+        }
+    }
+}
+
 /// The game-theoretic value of a position for the side to move.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Wdl {

@@ -1,7 +1,8 @@
 //! A directory of sector files, opened for probing.
 //!
 //! `Tablebase::open` lists the directory, ignores names that are not sector files
-//! (temporary files included), and opens every sector file in layers (see
+//! (temporary files included), and opens every sector file, movement or placement,
+//! keyed by [`SectorId`], in layers (see
 //! [`crate::file`]). A bad file is an error naming it: a tablebase is never trusted
 //! in part. A file's payload is checked against its checksum the first time a probe
 //! reads it, so a damaged payload is an error on the spot, never a value.
@@ -12,7 +13,8 @@
 //! nobody rewrites a file in place meanwhile).
 
 use crate::file::{parse_file_name, FileError, SectorFile};
-use crate::sector::{Sector, Value};
+use crate::placement::PlacementSector;
+use crate::sector::{Sector, SectorId, Value};
 use morris_engine::{Position, Variant};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,11 +32,11 @@ pub fn default_dir() -> PathBuf {
 /// The sector files of a directory.
 #[derive(Debug, Default)]
 pub struct Tablebase {
-    files: BTreeMap<(Variant, Sector), SectorFile>,
+    files: BTreeMap<(Variant, SectorId), SectorFile>,
 }
 
 /// One scanned file: its variant, its sector, and the file or why it cannot be used.
-pub type Scanned = (Variant, Sector, Result<SectorFile, FileError>);
+pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
 
 impl Tablebase {
     /// Open every sector file in `dir`, reading each file's values into memory when
@@ -99,7 +101,7 @@ impl Tablebase {
 
     fn scan_with(
         dir: &Path,
-        open: impl Fn(&Path, Variant, Sector) -> Result<SectorFile, FileError>,
+        open: impl Fn(&Path, Variant, SectorId) -> Result<SectorFile, FileError>,
     ) -> Result<Vec<Scanned>, FileError> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
@@ -111,7 +113,7 @@ impl Tablebase {
                 })
             }
         };
-        let mut names: Vec<(Variant, Sector, PathBuf)> = Vec::new();
+        let mut names: Vec<(Variant, SectorId, PathBuf)> = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| FileError {
                 path: dir.to_path_buf(),
@@ -128,14 +130,38 @@ impl Tablebase {
             .collect())
     }
 
-    /// The sectors present, by variant.
+    /// The movement sectors present, by variant.
     pub fn sectors(&self) -> impl Iterator<Item = (Variant, Sector, &SectorFile)> {
-        self.files.iter().map(|(&(v, s), f)| (v, s, f))
+        self.files.iter().filter_map(|(&(v, s), f)| match s {
+            SectorId::Movement(m) => Some((v, m, f)),
+            SectorId::Placement(_) => None,
+        })
     }
 
-    /// The file of a sector, if present.
-    pub fn file(&self, variant: Variant, sector: Sector) -> Option<&SectorFile> {
-        self.files.get(&(variant, sector))
+    /// The placement sectors present, by variant.
+    pub fn placement_sectors(
+        &self,
+    ) -> impl Iterator<Item = (Variant, PlacementSector, &SectorFile)> {
+        self.files.iter().filter_map(|(&(v, s), f)| match s {
+            SectorId::Placement(p) => Some((v, p, f)),
+            SectorId::Movement(_) => None,
+        })
+    }
+
+    /// The file of a sector (movement or placement), if present.
+    pub fn file(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&SectorFile> {
+        self.files.get(&(variant, sector.into()))
+    }
+
+    /// The sector of a position's table: a movement sector when both hands are empty
+    /// and each side has at least three pieces, a placement sector for hands a game
+    /// produces; `None` otherwise.
+    pub fn sector_id_of(pos: &Position) -> Option<SectorId> {
+        if pos.pieces_in_hand() {
+            PlacementSector::of(pos).map(SectorId::Placement)
+        } else {
+            Tablebase::sector_of(pos).map(SectorId::Movement)
+        }
     }
 
     /// The sector a position belongs to, if it is a movement-phase position with at
@@ -148,7 +174,8 @@ impl Tablebase {
     }
 
     /// The value of a position for the side to move, or `None` when no loaded sector
-    /// covers it (pieces in hand, fewer than three pieces, or sector missing).
+    /// covers it (hands no game produces, fewer than three pieces with both hands
+    /// empty, or sector missing).
     ///
     /// The board is looked up as it stands: whether the game is already over (a
     /// repetition, a blocked side) is the caller's question.
@@ -158,7 +185,7 @@ impl Tablebase {
     /// payload checksum fails on first use, or the value read contradicts its
     /// header): a damaged file never answers.
     pub fn probe(&self, pos: &Position) -> Result<Option<Value>, FileError> {
-        let Some(sector) = Tablebase::sector_of(pos) else {
+        let Some(sector) = Tablebase::sector_id_of(pos) else {
             return Ok(None);
         };
         let Some(file) = self.file(pos.variant(), sector) else {
@@ -166,5 +193,69 @@ impl Tablebase {
         };
         file.value(file.index().index(pos.us(), pos.them()))
             .map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::{write_placement, write_sector};
+    use crate::generate::{solve_pair, Silent};
+    use crate::index::SectorIndex;
+    use crate::placement::solve_game;
+    use morris_engine::{Bitboard, Color, Setup};
+
+    /// Every position of every placement sector of the games of up to three pieces a
+    /// side, probed from files, in the colours a game gives it, answers the value the
+    /// placement solver computed; hands no game produces are not answered.
+    #[test]
+    fn probe_answers_placement_positions_as_solved() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let variant = Variant::NoFlying;
+        let three = Sector::new(3, 3).expect("a sector");
+        let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
+            .expect("solved")
+            .remove(0);
+        write_sector(dir.path(), variant, three, &movement).expect("written");
+        let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
+        let game = solve_game(variant, 3, &lookup, &Silent).expect("solved");
+        for (sector, values) in &game {
+            write_placement(dir.path(), variant, *sector, values).expect("written");
+        }
+        let tb = Tablebase::open(dir.path()).expect("opens");
+        assert_eq!(tb.placement_sectors().count(), game.len());
+        let mut probed = 0;
+        for (sector, values) in &game {
+            let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+            for (i, &raw) in values.iter().enumerate() {
+                let (us, them) = index.position(i as u64);
+                // White moves when the hands are equal, Black when it holds one more.
+                let (side, pieces, hand) = if sector.white_to_move() {
+                    (Color::White, [us, them], [sector.us_hand, sector.them_hand])
+                } else {
+                    (Color::Black, [them, us], [sector.them_hand, sector.us_hand])
+                };
+                let setup = Setup {
+                    pieces,
+                    hand,
+                    side_to_move: side,
+                };
+                let pos = Position::from_setup(&setup, variant).expect("a position");
+                assert_eq!(
+                    tb.probe(&pos).expect("a good file"),
+                    Some(Value(raw)),
+                    "{sector} entry {i}"
+                );
+                probed += 1;
+            }
+        }
+        assert!(probed > 1000, "{probed}");
+        let odd = Setup {
+            pieces: [Bitboard::EMPTY, Bitboard::EMPTY],
+            hand: [1, 3],
+            side_to_move: Color::White,
+        };
+        let odd = Position::from_setup(&odd, variant).expect("a position");
+        assert_eq!(tb.probe(&odd).expect("no file read"), None);
     }
 }

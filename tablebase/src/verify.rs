@@ -7,12 +7,15 @@
 //! successor and some drawn one. Wins and losses then form chains of strictly
 //! decreasing DTM down to finished games, and no drawn position hides a forced result.
 
+use crate::file::Values;
 use crate::index::SectorIndex;
 use crate::mmap::{prefetch, ValueCopy};
-use crate::sector::{Sector, Value};
-use morris_engine::{Bitboard, Color, Position, Setup, Variant, MAX_MOVES};
+use crate::placement::PlacementSector;
+use crate::sector::{Sector, SectorId, Value, Wdl};
+use morris_engine::{Bitboard, Color, GameEnd, Outcome, Position, Setup, Variant, MAX_MOVES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// The first disagreement found in a sector, and how many there are.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -280,12 +283,208 @@ pub enum VerifyError {
     /// The copy of a sector could not be allocated.
     #[error("cannot allocate memory for a copy of sector {0}: {1}")]
     Memory(Sector, std::io::Error),
+    /// A sector that placements reach is missing (or was found bad).
+    #[error("sector {0} is missing or bad")]
+    MissingSector(SectorId),
+}
+
+/// The value of a finished game for the side to move of `pos` (DTM 0).
+fn end_value(pos: &Position, end: GameEnd) -> Value {
+    match end.outcome {
+        Outcome::Win(c) if c == pos.side_to_move() => Value::win(0),
+        Outcome::Win(_) => Value::loss(0),
+        Outcome::Draw => Value::DRAW,
+    }
+}
+
+/// The best value over successors' values (each for its own side to move); `None`
+/// when a distance leaves the encoding.
+fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
+    let (mut win, mut loss, mut draw) = (None::<u16>, None::<u16>, false);
+    for c in children {
+        match (c.wdl(), c.dtm()) {
+            (Wdl::Loss, Some(d)) => win = Some(win.map_or(d + 1, |w| w.min(d + 1))),
+            (Wdl::Win, Some(d)) => loss = Some(loss.map_or(d + 1, |l| l.max(d + 1))),
+            _ => draw = true,
+        }
+    }
+    let fits = |d: u16| d <= Value::MAX_DTM;
+    match (win, draw, loss) {
+        (Some(d), _, _) => fits(d).then(|| Value::win(d)),
+        (None, true, _) => Some(Value::DRAW),
+        (None, false, l) => {
+            let d = l.unwrap_or(0);
+            fits(d).then(|| Value::loss(d))
+        }
+    }
+}
+
+/// Recompute every value of placement sector `sector` from its successors and compare
+/// with the stored ones. Independent of the placement solver: each successor is
+/// played by the engine, its sector found from its own piece counts and hands (not
+/// from the solver's successor table), a finished game valued by the engine's
+/// [`Position::end`], and the stored entries read through their file encoding.
+/// `values(s)` gives the checked entries of a sector (the sector itself and every
+/// sector its placements reach).
+///
+/// # Errors
+/// A sector that is needed but not supplied, or a state that cannot be.
+pub fn verify_placement<'a>(
+    variant: Variant,
+    sector: PlacementSector,
+    values: &(dyn Fn(SectorId) -> Option<Values<'a>> + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Mismatches, VerifyError> {
+    let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
+    let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+    if own.len() as u64 != index.size() {
+        return Err(VerifyError::Inconsistent(format!(
+            "sector {sector} has {} entries, expected {}",
+            own.len(),
+            index.size()
+        )));
+    }
+    let count = AtomicU64::new(0);
+    let example = std::sync::Mutex::new(None);
+    let n = usize::try_from(index.size())
+        .map_err(|_| VerifyError::Inconsistent(format!("sector {sector} is too large")))?;
+    const CHUNK: usize = 1 << 14;
+    let chunks: Vec<usize> = (0..n.div_ceil(CHUNK)).collect();
+    chunks.into_par_iter().try_for_each(|c| {
+        // The sectors this chunk's successors lie in, with their index.
+        let mut seen: Vec<(SectorId, Values<'a>, Arc<SectorIndex>)> = Vec::new();
+        let mut lookup = |next: &Position| -> Result<Value, VerifyError> {
+            let counts = (next.us().count() as u8, next.them().count() as u8);
+            let id = if next.pieces_in_hand() {
+                PlacementSector::of(next).map(SectorId::Placement)
+            } else {
+                Sector::new(counts.0, counts.1).map(SectorId::Movement)
+            }
+            .ok_or_else(|| {
+                VerifyError::Inconsistent(format!(
+                    "a placement from sector {sector} reached a position of no sector"
+                ))
+            })?;
+            let k = match seen.iter().position(|(t, _, _)| *t == id) {
+                Some(k) => k,
+                None => {
+                    let v = values(id).ok_or(VerifyError::MissingSector(id))?;
+                    let (us, them) = id.board();
+                    seen.push((id, v, SectorIndex::get(usize::from(us), usize::from(them))));
+                    seen.len() - 1
+                }
+            };
+            let (_, v, ix) = &seen[k];
+            let i = ix.index(next.us(), next.them());
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| v.get(i))
+                .ok_or_else(|| VerifyError::Inconsistent(format!("entry {i} lies beyond {id}")))
+        };
+        let start = c * CHUNK;
+        let end = n.min(start + CHUNK);
+        for i in start..end {
+            let (us, them) = index.position(i as u64);
+            let setup = Setup {
+                pieces: [us, them],
+                hand: [sector.us_hand, sector.them_hand],
+                side_to_move: Color::White,
+            };
+            let pos = Position::from_setup(&setup, variant).map_err(|e| {
+                VerifyError::Inconsistent(format!(
+                    "entry {i} of sector {sector} is no position: {e}"
+                ))
+            })?;
+            let computed = match pos.end() {
+                Some(end) => Some(end_value(&pos, end)),
+                None => {
+                    let mut children = Vec::with_capacity(MAX_MOVES);
+                    for &m in pos.legal_moves().iter() {
+                        let next = pos.play_unchecked(m);
+                        children.push(match next.end() {
+                            Some(end) => end_value(&next, end),
+                            None => lookup(&next)?,
+                        });
+                    }
+                    best_of(children.into_iter())
+                }
+            };
+            let stored = own.get(i).unwrap_or_default();
+            // A distance beyond the encoding is a mismatch, shown as the undefined value.
+            let computed = computed.unwrap_or(Value(0x8000));
+            if stored != computed {
+                count.fetch_add(1, Relaxed);
+                let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
+                if ex.is_none() {
+                    *ex = Some((i as u64, stored, computed));
+                }
+            }
+        }
+        progress((end - start) as u64);
+        Ok(())
+    })?;
+    Ok(Mismatches {
+        count: count.into_inner(),
+        example: example.into_inner().unwrap_or_else(|e| e.into_inner()),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::generate::{solve_pair, Silent};
+
+    /// Every placement value of the games of up to three pieces a side, as the
+    /// placement solver wrote them in one byte each, agrees with its successors; a
+    /// changed value does not.
+    #[test]
+    fn placement_values_agree_with_their_successors() {
+        for variant in Variant::ALL {
+            let three = Sector::new(3, 3).expect("a sector");
+            let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
+                .expect("solved")
+                .remove(0);
+            let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
+            let game = crate::placement::solve_game(variant, 3, &lookup, &Silent).expect("solved");
+            let bytes: Vec<(PlacementSector, Vec<u8>)> = game
+                .iter()
+                .map(|(s, v)| {
+                    let b = v.iter().map(|&raw| crate::file::encode_byte(Value(raw)));
+                    (*s, b.collect::<Option<Vec<u8>>>().expect("fits a byte"))
+                })
+                .collect();
+            let check = |bytes: &[(PlacementSector, Vec<u8>)], sector: PlacementSector| {
+                let values = |id: SectorId| match id {
+                    SectorId::Movement(m) => (m == three).then_some(Values::Wide(&movement)),
+                    SectorId::Placement(p) => bytes
+                        .iter()
+                        .find(|(t, _)| *t == p)
+                        .map(|(_, b)| Values::Narrow(b)),
+                };
+                verify_placement(variant, sector, &values, &|_| {}).expect("verified")
+            };
+            for (sector, _) in &bytes {
+                let m = check(&bytes, *sector);
+                assert_eq!(m.count, 0, "{variant} {sector}: {m:?}");
+            }
+            // A changed entry of the largest sector is found, and only it.
+            let k = (0..bytes.len())
+                .max_by_key(|&k| bytes[k].1.len())
+                .expect("sectors");
+            let mut damaged = bytes.clone();
+            let entry = &mut damaged[k].1[100];
+            *entry = if *entry == 0 { 2 } else { 0 };
+            let m = check(&damaged, damaged[k].0);
+            assert_eq!(m.count, 1, "{variant}: {m:?}");
+            assert_eq!(m.example.map(|e| e.0), Some(100));
+            // A missing successor is named.
+            let none = |_: SectorId| None;
+            assert!(matches!(
+                verify_placement(variant, bytes[k].0, &none, &|_| {}),
+                Err(VerifyError::MissingSector(_))
+            ));
+        }
+    }
 
     /// Sectors up to 4 against 3 of `variant`, solved by the generator.
     fn solved(variant: Variant) -> Vec<(Sector, Vec<u16>)> {
