@@ -20,7 +20,7 @@ mod movement_oracle;
 
 use morris_engine::{Bitboard, Color, Outcome, Position, Setup, Variant};
 use morris_tablebase::placement::solve_game;
-use morris_tablebase::{solve_pair, PlacementSector, Sector, SectorIndex, Silent, Value, Wdl};
+use morris_tablebase::{PlacementSector, Sector, SectorIndex, Silent, Value, Wdl};
 use movement_oracle::{ByteMap, Oracle};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -171,18 +171,7 @@ fn game_position(variant: Variant, s: PlacementSector, us: Bitboard, them: Bitbo
 
 /// The movement sectors of a game of `max` pieces a side, from the generator.
 fn movement_tables(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
-    let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
-    for s in Sector::all()
-        .into_iter()
-        .filter(|s| s.us.max(s.them) <= max)
-    {
-        if all.iter().any(|(t, _)| *t == s) {
-            continue;
-        }
-        let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-        all.extend(solve_pair(variant, s, &lookup, &Silent).expect("movement sector solves"));
-    }
-    all
+    morris_tablebase::generate::solve_movement(variant, max).expect("movement sectors solve")
 }
 
 /// The oracle's movement values of a game of `max` pieces a side.

@@ -226,6 +226,27 @@ impl Batch {
 /// connections.
 const MAX_PREDECESSORS: usize = 64;
 
+/// Solve, in memory, every movement sector with at most `max` pieces a side (the
+/// movement phase of a game of `max` pieces a side), in generation order.
+///
+/// # Errors
+/// As [`solve_pair`].
+pub fn solve_movement(variant: Variant, max: u8) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+    let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
+    for s in Sector::all()
+        .into_iter()
+        .filter(|s| s.us.max(s.them) <= max)
+    {
+        if all.iter().any(|(t, _)| *t == s) {
+            continue;
+        }
+        let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
+        let pair = solve_pair(variant, s, &lookup, &Silent)?;
+        all.extend(pair);
+    }
+    Ok(all)
+}
+
 /// Solve the pair of `sector` (the sector and its swapped sector, colours exchanged) under `variant`.
 ///
 /// `captured(s)` must return the stored values of every sector a capture reaches

@@ -521,7 +521,7 @@ pub fn solve_game<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{solve_pair, Silent};
+    use crate::generate::Silent;
 
     fn sector(text: &str) -> PlacementSector {
         text.parse().expect("a placement sector")
@@ -627,21 +627,8 @@ mod tests {
         assert_eq!(PlacementSector::of(&played), Some(sector("0-1+9-8")));
     }
 
-    /// The movement sectors of a game of up to `max` pieces a side.
     fn movement(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
-        let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
-        for s in Sector::all()
-            .into_iter()
-            .filter(|s| s.us.max(s.them) <= max)
-        {
-            if all.iter().any(|(t, _)| *t == s) {
-                continue;
-            }
-            let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-            let pair = solve_pair(variant, s, &lookup, &Silent).expect("solved");
-            all.extend(pair);
-        }
-        all
+        crate::generate::solve_movement(variant, max).expect("solved")
     }
 
     fn find<'a>(game: &'a [(PlacementSector, Vec<u16>)], text: &str) -> &'a [u16] {
