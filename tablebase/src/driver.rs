@@ -301,20 +301,33 @@ fn placement_into(
         reporter.phase("write", 0);
         let header = write_placement(dir, variant, sector, &values)?;
         drop(values);
-        let report = SectorReport {
-            variant,
-            sector: sector.into(),
-            stats: header.stats,
-            time,
-            peak_memory: peak_memory(),
-            skipped: false,
-        };
-        // Read the file back whole before anything builds on it.
-        finished(dir, variant, sector)?;
-        reporter.sector_done(&report);
-        reports.push(report);
+        reports.push(written(dir, variant, sector, header.stats, time, reporter)?);
     }
     Ok(reports)
+}
+
+/// The report of a sector just written, after reading its file back whole (nothing
+/// builds on a file that does not read back).
+fn written(
+    dir: &Path,
+    variant: Variant,
+    sector: impl Into<SectorId> + Copy,
+    stats: SectorStats,
+    time: Duration,
+    reporter: &dyn Reporter,
+) -> Result<SectorReport, DriverError> {
+    // The peak is taken before the read-back, which is not part of the solving.
+    let report = SectorReport {
+        variant,
+        sector: sector.into(),
+        stats,
+        time,
+        peak_memory: peak_memory(),
+        skipped: false,
+    };
+    finished(dir, variant, sector)?;
+    reporter.sector_done(&report);
+    Ok(report)
 }
 
 /// Generate the movement sectors `targets` and what they need; the caller holds the
@@ -390,19 +403,8 @@ fn movement_into(
         for (s, values) in solved {
             let header = write_sector(dir, variant, s, &values)?;
             drop(values);
-            let report = SectorReport {
-                variant,
-                sector: s.into(),
-                stats: header.stats,
-                time,
-                peak_memory: peak_memory(),
-                skipped: false,
-            };
-            // Read the file back whole before anything builds on it.
-            finished(dir, variant, s)?;
-            reporter.sector_done(&report);
+            reports.push(written(dir, variant, s, header.stats, time, reporter)?);
             finished_here.insert(s);
-            reports.push(report);
         }
     }
     Ok(reports)
