@@ -36,6 +36,7 @@ macro_rules! errln {
 mod analyze;
 mod args;
 mod bench;
+mod convert;
 mod generate;
 mod moves;
 mod perft;
@@ -69,6 +70,7 @@ enum Command {
     Perft(perft::Args),
     Generate(generate::Args),
     Verify(verify::Args),
+    Convert(convert::Args),
     Stats(stats::Args),
     Probe(probe::Args),
     Solve(solve::Args),
@@ -132,6 +134,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => perft::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Verify(a) => verify::run(&a),
+        Command::Convert(a) => convert::run(&a),
         Command::Stats(a) => stats::run(&a),
         Command::Probe(a) => probe::run(&a),
         Command::Solve(a) => solve::run(&a),

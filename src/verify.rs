@@ -127,16 +127,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             // Every file in `files` passed its checksum above.
-            let lookup = |s| {
-                files
-                    .get(&(variant, SectorId::Movement(s)))
-                    .and_then(|f: &SectorFile| f.values().ok())
-            };
             let entries = |s| {
                 files
                     .get(&(variant, s))
                     .and_then(|f: &SectorFile| f.entries().ok())
             };
+            let lookup = |s| entries(SectorId::Movement(s));
             let start = Instant::now();
             let result = match sector {
                 SectorId::Movement(m) => verify_sector(variant, m, &lookup, &|n| bar.inc(n)),

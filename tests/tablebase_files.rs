@@ -177,6 +177,31 @@ struct Damage {
     at_open: bool,
 }
 
+/// Entries of `standard-3-4.tb`.
+const ENTRIES_3_4: usize = 760_398;
+
+/// The offset of the entry that probing `FEN_3_4` reads.
+fn probed_entry() -> usize {
+    let pos = morris_engine::notation::parse_position(FEN_3_4, morris_engine::Variant::Standard)
+        .expect("a position");
+    let index = morris_tablebase::SectorIndex::get(3, 4).index(pos.us(), pos.them());
+    128 + index as usize
+}
+
+/// Make every checksum of a file's bytes match its content again: the block
+/// checksums, their checksum in the header, the header's own.
+fn reseal(bytes: &mut [u8]) {
+    let entries = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes")) as usize;
+    let (payload, sums) = bytes[128..].split_at_mut(entries);
+    for (block, sum) in payload.chunks(4096).zip(sums.chunks_mut(8)) {
+        sum.copy_from_slice(&xxh3_64(block).to_le_bytes());
+    }
+    let all = xxh3_64(&bytes[128 + entries..]);
+    bytes[24..32].copy_from_slice(&all.to_le_bytes());
+    let header = xxh3_64(&bytes[0..64]);
+    bytes[64..72].copy_from_slice(&header.to_le_bytes());
+}
+
 fn patch(file: &Path, offset: usize, f: impl FnOnce(&mut u8)) {
     let mut bytes = std::fs::read(file).expect("read the file");
     f(&mut bytes[offset]);
@@ -195,7 +220,7 @@ const DAMAGES: &[Damage] = &[
     Damage {
         what: "truncated within the payload",
         apply: |f, _| resize(f, 1000),
-        problem: "is 1000 bytes, expected 1520924 (truncated or padded)",
+        problem: "is 1000 bytes, expected 762014 (truncated or padded)",
         at_open: true,
     },
     Damage {
@@ -206,8 +231,8 @@ const DAMAGES: &[Damage] = &[
     },
     Damage {
         what: "padded",
-        apply: |f, _| resize(f, 1_520_924 + 2),
-        problem: "is 1520926 bytes, expected 1520924 (truncated or padded)",
+        apply: |f, _| resize(f, 762_014 + 2),
+        problem: "is 762016 bytes, expected 762014 (truncated or padded)",
         at_open: true,
     },
     Damage {
@@ -217,9 +242,15 @@ const DAMAGES: &[Damage] = &[
         at_open: true,
     },
     Damage {
-        what: "one payload byte flipped",
-        apply: |f, _| patch(f, 128 + 2 * 4321, |b| *b ^= 0x40),
-        problem: "corrupt payload (checksum mismatch)",
+        what: "the payload byte probed flipped",
+        apply: |f, _| patch(f, probed_entry(), |b| *b ^= 0x40),
+        problem: "corrupt payload (checksum mismatch in entries 131072 to 135167)",
+        at_open: false,
+    },
+    Damage {
+        what: "a block checksum flipped",
+        apply: |f, _| patch(f, 128 + ENTRIES_3_4 + 8, |b| *b ^= 0x02),
+        problem: "corrupt block checksums (checksum mismatch)",
         at_open: false,
     },
     Damage {
@@ -260,12 +291,12 @@ const DAMAGES: &[Damage] = &[
         what: "an unknown format version, header checksum recomputed",
         apply: |f, _| {
             let mut bytes = std::fs::read(f).expect("read the file");
-            bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+            bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
             let sum = xxh3_64(&bytes[0..64]);
             bytes[64..72].copy_from_slice(&sum.to_le_bytes());
             std::fs::write(f, bytes).expect("write the file");
         },
-        problem: "format version 3, this program reads versions 1 (movement) and 2 (placement)",
+        problem: "format version 4, this program reads version 3",
         at_open: true,
     },
 ];
@@ -620,10 +651,10 @@ fn placement_generation_resumes_to_identical_files() {
     .expect("written");
     let resumed = generate(dir.path(), &["--max-pieces", "4", "--variant", "no-flying"]);
     assert!(
-        resumed.contains(&format!(
-            "{}: corrupt payload (checksum mismatch); regenerating",
+        resumed.lines().any(|l| l.starts_with(&format!(
+            "{}: corrupt payload (checksum mismatch in entries ",
             damaged.display()
-        )),
+        )) && l.ends_with("); regenerating")),
         "{resumed}"
     );
     // 4 movement and 34 placement sectors kept; the damaged one and the 35 missing
@@ -655,15 +686,12 @@ fn verify_full_recomputes_placement_values() {
         out.ends_with("all 35 files ok, every value verified\n"),
         "{out}"
     );
-    // Entry 5 of 2-2+1-1 changed, and both checksums made to match again.
+    // Entry 5 of 2-2+1-1 changed, and every checksum made to match again.
     let file = dir.path().join("no-flying-2-2+1-1.tb");
     let mut bytes = std::fs::read(&file).expect("read the file");
     let entry = &mut bytes[128 + 5];
     *entry = if *entry == 0 { 2 } else { 0 };
-    let payload = xxh3_64(&bytes[128..]);
-    bytes[24..32].copy_from_slice(&payload.to_le_bytes());
-    let header = xxh3_64(&bytes[0..64]);
-    bytes[64..72].copy_from_slice(&header.to_le_bytes());
+    reseal(&mut bytes);
     std::fs::write(&file, bytes).expect("write the file");
     let (out, error) = fails(dir.path(), &["verify", "--full"]);
     assert!(
@@ -673,5 +701,96 @@ fn verify_full_recomputes_placement_values() {
     assert_eq!(
         error,
         "error: 0 bad or uncheckable files, 1 mismatched values"
+    );
+}
+
+/// The bytes an earlier morris wrote for a version 3 file: version 1 (movement, one
+/// `u16` a value) or 2 (placement, one byte a value), one checksum over the payload.
+fn old_format(current: &[u8]) -> Vec<u8> {
+    let entries = u64::from_le_bytes(current[16..24].try_into().expect("8 bytes")) as usize;
+    let codes = &current[128..128 + entries];
+    let movement = current[60] == 0;
+    let payload: Vec<u8> = if movement {
+        codes
+            .iter()
+            .flat_map(|&c| morris_tablebase::file::decode_byte(c).0.to_le_bytes())
+            .collect()
+    } else {
+        codes.to_vec()
+    };
+    let mut header = current[..128].to_vec();
+    let version: u32 = if movement { 1 } else { 2 };
+    header[8..12].copy_from_slice(&version.to_le_bytes());
+    header[15] = if movement { 1 } else { 2 };
+    header[62] = 0;
+    header[24..32].copy_from_slice(&xxh3_64(&payload).to_le_bytes());
+    let sum = xxh3_64(&header[0..64]);
+    header[64..72].copy_from_slice(&sum.to_le_bytes());
+    [header, payload].concat()
+}
+
+/// Files of the older formats are refused with the way out named, are not
+/// regenerated, and `convert` turns them into exactly the files generation writes.
+#[test]
+fn old_files_are_refused_by_name_kept_and_converted_exactly() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "no-flying"]);
+    let expected = contents(dir.path());
+    let movement = "no-flying-3-3.tb";
+    let placement = "no-flying-2-2+1-1.tb";
+    for name in [movement, placement] {
+        std::fs::write(dir.path().join(name), old_format(&expected[name])).expect("written");
+    }
+    let file = dir.path().join(movement);
+    let (_, error) = fails(
+        dir.path(),
+        &[
+            "probe",
+            "--variant",
+            "no-flying",
+            "--fen",
+            "WWW/.../.../BBB.../.../.../... w 0 0",
+        ],
+    );
+    assert_eq!(
+        error,
+        format!("error: {}: format version 1, written by an older morris: `morris convert` rewrites it in version 3 without solving it again", file.display())
+    );
+    let (_, error) = fails(
+        dir.path(),
+        &["generate", "--max-pieces", "3", "--variant", "no-flying"],
+    );
+    assert!(error.contains("the file is left as it is"), "{error}");
+    let out = ok(dir.path(), &["convert"]);
+    assert!(
+        out.contains(&format!("{movement}: converted from version 1")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{placement}: converted from version 2")),
+        "{out}"
+    );
+    assert!(out.contains("2 converted"), "{out}");
+    assert_eq!(contents(dir.path()), expected, "converted files differ");
+    let again = ok(dir.path(), &["convert"]);
+    assert!(again.contains("0 converted"), "{again}");
+    // A damaged old file is reported and kept; the others are converted.
+    let mut old = old_format(&expected[placement]);
+    *old.last_mut().expect("bytes") ^= 1;
+    std::fs::write(dir.path().join(placement), &old).expect("written");
+    std::fs::write(dir.path().join(movement), old_format(&expected[movement])).expect("written");
+    let (out, error) = fails(dir.path(), &["convert"]);
+    assert!(
+        out.contains(&format!("{placement}: NOT CONVERTED: ")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{movement}: converted from version 1")),
+        "{out}"
+    );
+    assert!(error.contains("1 file(s) not converted"), "{error}");
+    assert_eq!(
+        std::fs::read(dir.path().join(placement)).expect("kept"),
+        old
     );
 }

@@ -53,7 +53,7 @@ fn compare(oracle: &Oracle, tb: &Tablebase, a: usize, b: usize) {
         .unwrap_or_else(|| panic!("{} {sector} was generated", oracle.variant))
         .values()
         .expect("the file is intact");
-    compare_values(oracle, sector, stored, Some(tb));
+    compare_values(oracle, sector, &stored, Some(tb));
 }
 
 /// Compare every unreduced position of `sector` with `stored` (in index order), and

@@ -86,31 +86,36 @@ fn flip(file: &Path, offset: usize, bit: u8) {
 }
 
 /// A bit flipped in any region of the file the answer comes from (header fields,
-/// header checksum, reserved bytes, first, middle and last payload entries) makes
-/// `probe`, `solve`, `analyze` and `play` fail naming the file, never answer.
+/// header checksum, reserved bytes, the block checksums, the block of 4096 entries
+/// the probed entry lies in) makes `probe`, `solve`, `analyze` and `play` fail naming
+/// the file, never answer.
 #[test]
 fn a_flipped_bit_anywhere_is_an_error_naming_the_file() {
     let pristine = tables();
     let file_len = std::fs::metadata(pristine.path().join("standard-3-4.tb"))
         .expect("the 3-4 file")
         .len() as usize;
+    let (entries, probed) = probed_3_4();
+    let block = probed / 4096;
     let offsets = [
-        0,                  // magic
-        9,                  // version
-        12,                 // variant
-        13,                 // sector
-        15,                 // encoding
-        17,                 // entry count
-        27,                 // payload checksum
-        35,                 // statistics
-        57,                 // longest win
-        61,                 // reserved, under the header checksum
-        66,                 // header checksum
-        100,                // reserved, after the header checksum
-        128,                // first entry
-        128 + 2 * 777,      // an entry in the middle
-        (file_len / 2) | 1, // a high byte
-        file_len - 1,       // last entry
+        0,                             // magic
+        9,                             // version
+        12,                            // variant
+        13,                            // sector
+        15,                            // encoding
+        17,                            // entry count
+        27,                            // checksum of the block checksums
+        35,                            // statistics
+        57,                            // longest win
+        61,                            // hand, under the header checksum
+        62,                            // block size
+        66,                            // header checksum
+        100,                           // reserved, after the header checksum
+        128 + probed,                  // the entry probed
+        128 + block * 4096,            // the first entry of its block
+        128 + block * 4096 + 4095,     // the last entry of its block
+        128 + entries + 8 * block + 3, // its block's checksum
+        file_len - 1,                  // the last block checksum
     ];
     for offset in offsets {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -130,6 +135,44 @@ fn a_flipped_bit_anywhere_is_an_error_naming_the_file() {
             fails_with(dir.path(), args, &name);
         }
     }
+}
+
+/// The number of entries of `standard-3-4.tb` and the entry that probing `FEN_3_4`
+/// reads.
+fn probed_3_4() -> (usize, usize) {
+    let pos = morris_engine::notation::parse_position(FEN_3_4, morris_engine::Variant::Standard)
+        .expect("a position");
+    let index = morris_tablebase::SectorIndex::get(3, 4);
+    (
+        index.size() as usize,
+        index.index(pos.us(), pos.them()) as usize,
+    )
+}
+
+/// A bit flipped in a block that no answer reads changes no answer (each block is
+/// checked when first read, not the whole file), while `verify` finds it and names
+/// the entries of the block.
+#[test]
+fn a_damaged_block_no_answer_reads_is_found_by_verify_alone() {
+    let dir = tables();
+    let expected = succeeds(dir.path(), &["probe", "--fen", FEN_3_4]);
+    let (_, probed) = probed_3_4();
+    let other = if probed / 4096 == 0 { 1 } else { 0 };
+    flip(
+        &dir.path().join("standard-3-4.tb"),
+        128 + other * 4096 + 10,
+        3,
+    );
+    assert_eq!(succeeds(dir.path(), &["probe", "--fen", FEN_3_4]), expected);
+    fails_with(
+        dir.path(),
+        &["verify"],
+        &format!(
+            "corrupt payload (checksum mismatch in entries {} to {})",
+            other * 4096,
+            other * 4096 + 4095
+        ),
+    );
 }
 
 /// The same position answers the same whether the tables are mapped or read.

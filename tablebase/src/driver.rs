@@ -11,11 +11,12 @@
 //! solved from the files of its successors (read back and checked whole) and skipped
 //! alike when its file is already finished.
 
-use crate::file::{file_name, write_placement, write_sector, FileError, SectorFile};
+use crate::file::{convert_file, file_name, write_sector, Converted, FileError, SectorFile};
 use crate::generate::{solve_pair, GenerateError, Observer, SectorStats};
 use crate::mmap::ValueCopy;
 use crate::placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
 use crate::sector::{Sector, SectorId};
+use crate::tablebase::table_names;
 use morris_engine::Variant;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -232,6 +233,27 @@ pub fn generate_game_into(
     Ok(reports)
 }
 
+/// Rewrite every file of `variants` in `dir` that an older version of morris wrote in
+/// the current format (see [`convert_file`]), under the directory's lock; `each` hears
+/// of every file: converted, current already, or why not (a damaged old file is kept
+/// as it is and the others are still converted).
+///
+/// # Errors
+/// [`DriverError`] when the directory cannot be read or locked.
+pub fn convert_dir(
+    dir: &Path,
+    variants: &[Variant],
+    each: &mut dyn FnMut(&Path, Result<Converted, FileError>),
+) -> Result<(), DriverError> {
+    let _lock = lock_dir(dir)?;
+    for (variant, sector, path) in table_names(dir)? {
+        if variants.contains(&variant) {
+            each(&path, convert_file(dir, variant, sector));
+        }
+    }
+    Ok(())
+}
+
 /// Create `dir` and take its lock: one writer per directory, released when the
 /// process ends, however it ends.
 fn lock_dir(dir: &Path) -> Result<std::fs::File, DriverError> {
@@ -242,12 +264,7 @@ fn lock_dir(dir: &Path) -> Result<std::fs::File, DriverError> {
 /// The values of a finished file, decoded to raw `u16`s in memory.
 fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<Vec<u16>, FileError> {
     let path = dir.join(file_name(variant, sector));
-    let f = SectorFile::open(&path, variant, sector)?;
-    let values = f.entries()?.to_raw();
-    values.map_err(|e| FileError {
-        path,
-        problem: e.into(),
-    })
+    SectorFile::open(&path, variant, sector)?.values()
 }
 
 /// Generate the placement sectors of a game of `max_pieces` a side, whose movement
@@ -299,7 +316,7 @@ fn placement_into(
         drop(deps);
         let time = clock.elapsed();
         reporter.phase("write", 0);
-        let header = write_placement(dir, variant, sector, &values)?;
+        let header = write_sector(dir, variant, sector, &values)?;
         drop(values);
         reports.push(written(dir, variant, sector, header.stats, time, reporter)?);
     }
@@ -382,7 +399,7 @@ fn movement_into(
         for t in pair.iter().filter_map(|s| s.after_capture()) {
             let path = dir.join(file_name(variant, t));
             let f = SectorFile::open(&path, variant, t)?;
-            let copy = ValueCopy::of(f.values()?).map_err(|e| FileError {
+            let copy = ValueCopy::decode(f.entries()?).map_err(|e| FileError {
                 path,
                 problem: e.into(),
             })?;
@@ -433,7 +450,8 @@ mod tests {
             Found::Missing
         ));
         for p in [
-            Problem::Checksum,
+            Problem::Checksum { first: 0, last: 9 },
+            Problem::BlockSums,
             Problem::Truncated(3),
             Problem::Magic,
             Problem::HeaderChecksum,
@@ -451,6 +469,7 @@ mod tests {
             io(io::ErrorKind::PermissionDenied),
             io(io::ErrorKind::Other),
             Problem::NotRegular,
+            Problem::OldVersion(1),
         ] {
             assert!(matches!(Found::of(error(p)), Found::Unreadable(_)));
         }

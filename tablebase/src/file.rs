@@ -1,72 +1,83 @@
 //! The on-disk format of a sector, writing it safely and opening it in layers.
 //!
 //! One file per variant and sector. A movement sector (both hands empty) is named
-//! `<variant>-<us>-<them>.tb` (for example `standard-8-9.tb`) and has format version 1;
-//! a placement sector is named `<variant>-<us>-<them>+<us_hand>-<them_hand>.tb` (for
-//! example `standard-3-4+5-4.tb`, as [`PlacementSector`] prints) and has format
-//! version 2. Little-endian throughout:
+//! `<variant>-<us>-<them>.tb` (for example `standard-8-9.tb`); a placement sector is
+//! named `<variant>-<us>-<them>+<us_hand>-<them_hand>.tb` (for example
+//! `standard-3-4+5-4.tb`, as [`crate::PlacementSector`] prints). Format version 3, the same
+//! for both kinds, little-endian throughout (`n` entries, `b = ceil(n / 4096)` blocks):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISTB` |
-//! | 8 | 4 | format version: 1 movement, 2 placement |
+//! | 8 | 4 | format version: 3 |
 //! | 12 | 1 | variant: 0 standard, 1 no-flying |
 //! | 13 | 1 | pieces of the side to move on the board |
 //! | 14 | 1 | pieces of the opponent on the board |
-//! | 15 | 1 | value encoding: 1 (version 1) or 2 (version 2), below |
-//! | 16 | 8 | entry count (positions up to symmetry, in [`crate::index`] order) |
-//! | 24 | 8 | xxh3-64 of the payload |
+//! | 15 | 1 | value encoding: 2, below |
+//! | 16 | 8 | entry count `n` (positions up to symmetry, in [`crate::index`] order) |
+//! | 24 | 8 | xxh3-64 of the block checksums (the bytes from `128 + n` to the end) |
 //! | 32 | 8, 8, 8 | wins, draws, losses |
 //! | 56 | 2, 2 | longest win, longest loss (plies) |
-//! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent (zero in version 1) |
-//! | 62 | 2 | zero |
+//! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent (0, 0: movement) |
+//! | 62 | 1 | log2 of the block size: 12 |
+//! | 63 | 1 | zero |
 //! | 64 | 8 | xxh3-64 of bytes 0..64 |
 //! | 72 | 56 | zero |
-//! | 128 | count or 2 * count | payload: one entry per position |
+//! | 128 | n | payload: one byte an entry |
+//! | 128 + n | 8 b | xxh3-64 of each block of 4096 entries (the last may be shorter) |
 //!
-//! Encoding 1: one `u16` per entry, the raw [`Value`] (0 draw, `n` decided with DTM
-//! `n - 1`). Encoding 2: one byte per entry, 0 draw, 1 to 236 decided with DTM
-//! `code - 1` and the usual parity (won exactly when the DTM is odd), 237 to 255
-//! decided with DTM `code - 237` (0 to 18) and the inverted result (see [`Value`]).
-//! A value that does not fit is an error at write time, never stored wrongly.
+//! Encoding 2: 0 draw, 1 to 236 decided with DTM `code - 1` and the usual parity (won
+//! exactly when the DTM is odd), 237 to 255 decided with DTM `code - 237` (0 to 18) and
+//! the inverted result (see [`Value`]). A value that does not fit is an error at write
+//! time, never stored wrongly. The longest movement DTM of either game is 203 plies,
+//! of a placement position 17 plies more at most.
+//!
+//! Versions 1 (movement, one `u16` a value) and 2 (placement, one byte, one checksum
+//! over the payload) were written by earlier versions; they are refused with
+//! [`Problem::OldVersion`], and [`convert_file`] rewrites them in version 3.
 //!
 //! Writing goes to `<name>.tmp`, is synced, then renamed: a file with the final name
 //! is always complete. Opening checks, in order and before mapping or reading the
 //! payload: that the name is a regular file (opened without blocking, so a FIFO
 //! cannot hang the program), that it holds at least a header, the header's magic,
 //! checksum, version, encoding, variant and sector against the name, the entry count
-//! against the sector's size, then that the length is exactly header plus payload.
-//! The payload checksum is checked on the first use of the values, and no value is
-//! handed out before (see [`SectorFile`]).
+//! against the sector's size, then that the length is exactly what the header says.
+//! The block checksums are checked against the header on the first use of the file,
+//! and each block against its checksum before the first value is read from it: no
+//! value is handed out from bytes that were not checked (see [`SectorFile`]).
 
 use crate::generate::SectorStats;
 use crate::index::SectorIndex;
 use crate::mmap::MappedFile;
-use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value};
 use morris_engine::Variant;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 use thiserror::Error;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-#[cfg(target_endian = "big")]
-compile_error!("tablebase files are little-endian and mapped as native u16");
-
 /// Magic bytes at the start of every file.
 pub const MAGIC: [u8; 8] = *b"MORRISTB";
-/// The format version of movement sectors.
-pub const VERSION: u32 = 1;
-/// The format version of placement sectors.
-pub const VERSION_PLACEMENT: u32 = 2;
+/// The format version written and read.
+pub const VERSION: u32 = 3;
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 128;
-/// The value encoding of movement sectors: one `u16` an entry.
-pub const ENCODING_DTM16: u8 = 1;
-/// The value encoding of placement sectors: one byte an entry.
+/// The value encoding: one byte an entry.
 pub const ENCODING_DTM8: u8 = 2;
+/// log2 of the entries of a checksummed block.
+pub const BLOCK_LOG2: u8 = 12;
+/// Entries of a checksummed block: small enough that checking the block of a single
+/// probe costs well under a microsecond.
+pub const BLOCK: usize = 1 << BLOCK_LOG2;
+/// The version of old movement files (one `u16` a value), converted by [`convert_file`].
+const OLD_MOVEMENT: u32 = 1;
+/// The version of old placement files (one byte, one payload checksum).
+const OLD_PLACEMENT: u32 = 2;
+/// The value encoding of old movement files: one `u16` an entry.
+const ENCODING_DTM16: u8 = 1;
 /// Largest code of a plain value in encoding 2 (DTM 235).
 const BYTE_PLAIN_MAX: u8 = 236;
 /// First code of an inverted value in encoding 2 (DTM 0).
@@ -114,14 +125,18 @@ pub enum Problem {
     #[error("corrupt header (checksum mismatch)")]
     HeaderChecksum,
     /// A format version this code does not know.
-    #[error("format version {0}, this program reads versions {VERSION} (movement) and {VERSION_PLACEMENT} (placement)")]
+    #[error("format version {0}, this program reads version {VERSION}")]
     Version(u32),
+    /// A file of an older format version, whose values are good: it is converted, not
+    /// generated again.
+    #[error("format version {0}, written by an older morris: `morris convert` rewrites it in version {VERSION} without solving it again")]
+    OldVersion(u32),
     /// An unknown value encoding, or one its version does not use.
     #[error("value encoding {0}, which its format version does not use")]
     Encoding(u8),
-    /// A placement file's bytes asked for as the `u16` values of a movement file.
-    #[error("holds one byte a value (a placement sector), not the u16 values asked for")]
-    Narrow,
+    /// A block size this code does not use.
+    #[error("corrupt header (block size 2^{0}, expected 2^{BLOCK_LOG2})")]
+    BlockSize(u8),
     /// A value the file's encoding cannot hold (refused at write time).
     #[error("entry {index} holds {value}, which value encoding {encoding} cannot store")]
     Unencodable {
@@ -158,17 +173,26 @@ pub enum Problem {
         /// The sector's size.
         expected: u64,
     },
-    /// The length is not header plus payload.
+    /// The length is not what the header says.
     #[error("is {found} bytes, expected {expected} (truncated or padded)")]
     Length {
         /// Actual length.
         found: u64,
-        /// Header plus payload.
+        /// What the header says.
         expected: u64,
     },
-    /// The payload checksum does not match.
-    #[error("corrupt payload (checksum mismatch)")]
-    Checksum,
+    /// The checksums of the blocks do not match the header.
+    #[error("corrupt block checksums (checksum mismatch)")]
+    BlockSums,
+    /// A block of the payload does not match its checksum (for an old file: the
+    /// payload does not match the header's checksum).
+    #[error("corrupt payload (checksum mismatch in entries {first} to {last})")]
+    Checksum {
+        /// First entry of the damaged block.
+        first: u64,
+        /// Last entry of the damaged block.
+        last: u64,
+    },
     /// Not a regular file (a directory, a FIFO, a device).
     #[error("not a regular file")]
     NotRegular,
@@ -181,14 +205,21 @@ pub enum Problem {
         /// Entries in the file.
         entries: u64,
     },
+    /// Converting an old file found counts different from its header's.
+    #[error("corrupt: its values do not add up to the counts in its header")]
+    Counts,
 }
 
 impl Problem {
     /// Whether the file itself is bad (wrong content, length or kind), as opposed to
     /// a failure to read a file that may well be good (out of memory, permissions, an
-    /// I/O error): only a bad file may be replaced by generating it again.
+    /// I/O error) or a good file of an older format: only a bad file may be replaced
+    /// by generating it again.
     pub fn is_bad_file(&self) -> bool {
-        !matches!(self, Problem::Io(_) | Problem::NotRegular)
+        !matches!(
+            self,
+            Problem::Io(_) | Problem::NotRegular | Problem::OldVersion(_)
+        )
     }
 
     /// Whether the file does not exist.
@@ -239,43 +270,50 @@ pub fn parse_file_name(name: &str) -> Option<(Variant, SectorId)> {
     (file_name(variant, sector) == name).then_some((variant, sector))
 }
 
+/// Number of checksummed blocks of `entries` entries.
+fn blocks(entries: u64) -> u64 {
+    entries.div_ceil(BLOCK as u64)
+}
+
 /// The decoded header of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The format version (always [`VERSION`] for a file opened as a [`SectorFile`]).
+    pub version: u32,
     /// The variant.
     pub variant: Variant,
     /// The sector.
     pub sector: SectorId,
     /// Number of entries.
     pub entries: u64,
-    /// xxh3-64 of the payload.
+    /// xxh3-64 of the block checksums (of the payload in versions 1 and 2).
     pub checksum: u64,
     /// Counts of the values.
     pub stats: SectorStats,
 }
 
 impl Header {
-    /// The format version and value encoding of the header's kind of sector.
-    fn format(&self) -> (u32, u8) {
-        match self.sector {
-            SectorId::Movement(_) => (VERSION, ENCODING_DTM16),
-            SectorId::Placement(_) => (VERSION_PLACEMENT, ENCODING_DTM8),
+    /// Bytes of one entry of the payload.
+    fn entry_width(&self) -> u64 {
+        match self.version {
+            OLD_MOVEMENT => 2,
+            _ => 1,
         }
     }
 
-    /// Bytes of one entry of the payload.
-    pub fn entry_width(&self) -> u64 {
-        match self.sector {
-            SectorId::Movement(_) => 2,
-            SectorId::Placement(_) => 1,
-        }
+    /// The length of the file: header, payload and (version 3) block checksums.
+    pub fn file_len(&self) -> u64 {
+        let sums = match self.version {
+            VERSION => 8 * blocks(self.entries),
+            _ => 0,
+        };
+        HEADER_LEN as u64 + self.entry_width() * self.entries + sums
     }
 
     fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
-        let (version, encoding) = self.format();
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&version.to_le_bytes());
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
         h[12] = match self.variant {
             Variant::Standard => 0,
             Variant::NoFlying => 1,
@@ -284,7 +322,7 @@ impl Header {
         if let SectorId::Placement(p) = self.sector {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
         }
-        h[15] = encoding;
+        h[15] = ENCODING_DTM8;
         h[16..24].copy_from_slice(&self.entries.to_le_bytes());
         h[24..32].copy_from_slice(&self.checksum.to_le_bytes());
         h[32..40].copy_from_slice(&self.stats.wins.to_le_bytes());
@@ -292,11 +330,13 @@ impl Header {
         h[48..56].copy_from_slice(&self.stats.losses.to_le_bytes());
         h[56..58].copy_from_slice(&self.stats.longest_win.to_le_bytes());
         h[58..60].copy_from_slice(&self.stats.longest_loss.to_le_bytes());
+        h[62] = BLOCK_LOG2;
         let sum = xxh3_64(&h[0..64]);
         h[64..72].copy_from_slice(&sum.to_le_bytes());
         h
     }
 
+    /// Decode and check a header of any version this code can read or convert.
     fn decode(h: &[u8; HEADER_LEN], expected: (Variant, SectorId)) -> Result<Header, Problem> {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
@@ -313,12 +353,15 @@ impl Header {
         }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
         let encoding = match version {
-            VERSION => ENCODING_DTM16,
-            VERSION_PLACEMENT => ENCODING_DTM8,
+            OLD_MOVEMENT => ENCODING_DTM16,
+            OLD_PLACEMENT | VERSION => ENCODING_DTM8,
             _ => return Err(Problem::Version(version)),
         };
         if h[15] != encoding {
             return Err(Problem::Encoding(h[15]));
+        }
+        if version == VERSION && h[62] != BLOCK_LOG2 {
+            return Err(Problem::BlockSize(h[62]));
         }
         let variant = match h[12] {
             0 => Variant::Standard,
@@ -336,11 +379,14 @@ impl Header {
                 found: variant.name().to_string(),
             });
         }
-        // Version 1 has no hands (bytes 60 and 61 are zero, under the checksum).
-        let found = if version == VERSION {
+        // A movement sector has no hands; a placement sector's side to move always
+        // has one, and old versions hold one kind each.
+        let found = if (h[60], h[61]) == (0, 0) && version != OLD_PLACEMENT {
             format!("{}-{}", h[13], h[14])
-        } else {
+        } else if version != OLD_MOVEMENT {
             format!("{}-{}+{}-{}", h[13], h[14], h[60], h[61])
+        } else {
+            return Err(Problem::Encoding(h[15]));
         };
         if found != expected.1.to_string() {
             return Err(Problem::Sector {
@@ -350,6 +396,7 @@ impl Header {
         }
         let entries = u64_at(16);
         Ok(Header {
+            version,
             variant,
             sector: expected.1,
             entries,
@@ -366,101 +413,196 @@ impl Header {
     }
 }
 
-/// Write a sector's values to `dir`, safely (temporary file, sync, rename).
-///
-/// # Errors
-/// A [`FileError`] naming the file; no file with the final name is left behind
-/// unless it is complete.
-pub fn write_sector(
-    dir: &Path,
-    variant: Variant,
-    sector: Sector,
-    values: &[u16],
-) -> Result<Header, FileError> {
-    write_file(
-        dir,
-        variant,
-        sector.into(),
-        values,
-        bytemuck::cast_slice(values),
-    )
-}
-
-/// Write a placement sector's values (raw [`Value`]s) to `dir` in encoding 2, one byte
-/// an entry, safely (temporary file, sync, rename).
+/// Write a sector's values (raw [`Value`]s, movement or placement) to `dir` in one
+/// byte an entry, safely (temporary file, sync, rename).
 ///
 /// # Errors
 /// A [`FileError`] naming the file: [`Problem::Unencodable`] for a value one byte
 /// cannot hold (nothing is written then), or a failure to write; no file with the
 /// final name is left behind unless it is complete.
-pub fn write_placement(
+pub fn write_sector(
     dir: &Path,
     variant: Variant,
-    sector: PlacementSector,
+    sector: impl Into<SectorId>,
     values: &[u16],
 ) -> Result<Header, FileError> {
-    let path = dir.join(file_name(variant, sector));
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(values.len())
-        .map_err(|_| FileError::new(&path, io::Error::from(io::ErrorKind::OutOfMemory)))?;
-    for (i, &raw) in values.iter().enumerate() {
-        let code = encode_byte(Value(raw)).ok_or_else(|| {
-            FileError::new(
-                &path,
-                Problem::Unencodable {
-                    index: i as u64,
-                    value: Value(raw),
-                    encoding: ENCODING_DTM8,
-                },
-            )
-        })?;
-        bytes.push(code);
-    }
-    write_file(dir, variant, sector.into(), values, &bytes)
+    let mut chunks = values.chunks(BLOCK);
+    let mut index = 0u64;
+    let fill = |codes: &mut [u8]| {
+        // `write_blocks` asks for exactly `values.len()` codes, block by block.
+        for (code, &raw) in codes.iter_mut().zip(chunks.next().unwrap_or_default()) {
+            *code = encode_byte(Value(raw)).ok_or(Problem::Unencodable {
+                index,
+                value: Value(raw),
+                encoding: ENCODING_DTM8,
+            })?;
+            index += 1;
+        }
+        Ok(())
+    };
+    let len = values.len() as u64;
+    write_blocks(dir, variant, sector.into(), len, fill, |_| Ok(()))
 }
 
-/// Write `payload`, the encoding of `values`, under the sector's name.
-fn write_file(
+/// Write a file of `entries` entries under the sector's name; `fill` gives the codes of
+/// each block in turn. The counts of the header are taken from the codes written.
+/// `accept` sees the header before the file gets its final name, and may refuse it.
+fn write_blocks(
     dir: &Path,
     variant: Variant,
     sector: SectorId,
-    values: &[u16],
-    payload: &[u8],
+    entries: u64,
+    mut fill: impl FnMut(&mut [u8]) -> Result<(), Problem>,
+    accept: impl FnOnce(&Header) -> Result<(), Problem>,
 ) -> Result<Header, FileError> {
     let path = dir.join(file_name(variant, sector));
     let tmp = dir.join(format!("{}.tmp", file_name(variant, sector)));
-    let header = Header {
-        variant,
-        sector,
-        entries: values.len() as u64,
-        checksum: xxh3_64(payload),
-        stats: SectorStats::of(values),
-    };
-    let write = || -> io::Result<()> {
+    let write = || -> Result<Header, Problem> {
         // A stale temporary file (or a link planted under its name) is removed, not
         // written through.
         match fs::remove_file(&tmp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
             _ => {}
         }
-        let mut f = fs::OpenOptions::new()
+        let file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        f.write_all(&header.encode())?;
-        f.write_all(payload)?;
-        f.sync_all()?;
-        drop(f);
+        let mut out = BufWriter::with_capacity(1 << 20, &file);
+        // The header's checksums are known at the end; it is written last, in place.
+        out.write_all(&[0; HEADER_LEN])?;
+        let mut sums: Vec<u8> = Vec::new();
+        let mut stats = SectorStats::default();
+        let mut block = [0u8; BLOCK];
+        let mut left = entries;
+        while left > 0 {
+            let n = usize::try_from(left.min(BLOCK as u64)).unwrap_or(BLOCK);
+            let codes = &mut block[..n];
+            fill(codes)?;
+            for &c in codes.iter() {
+                stats.add(decode_byte(c));
+            }
+            sums.extend_from_slice(&xxh3_64(codes).to_le_bytes());
+            out.write_all(codes)?;
+            left -= n as u64;
+        }
+        out.write_all(&sums)?;
+        out.flush()?;
+        drop(out);
+        let header = Header {
+            version: VERSION,
+            variant,
+            sector,
+            entries,
+            checksum: xxh3_64(&sums),
+            stats,
+        };
+        accept(&header)?;
+        write_at(&file, &header.encode(), 0)?;
+        file.sync_all()?;
+        drop(file);
         fs::rename(&tmp, &path)?;
         // Make the rename itself durable.
-        File::open(dir)?.sync_all()
+        File::open(dir)?.sync_all()?;
+        Ok(header)
     };
     write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
         FileError::new(&path, e)
-    })?;
-    Ok(header)
+    })
+}
+
+/// What [`convert_file`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Converted {
+    /// The file was of the current version already: left as it is.
+    Current,
+    /// Rewritten from an old version.
+    From {
+        /// The old format version.
+        version: u32,
+        /// The old file's length in bytes.
+        old_len: u64,
+    },
+}
+
+/// Rewrite the file of `variant` and `sector` in `dir`, written in an older format
+/// version, in the current one, safely (temporary file, sync, rename over the old
+/// file). The old payload is checked against its checksum and its values against the
+/// counts of its header as it is read; nothing replaces the old file unless both
+/// agree. A file of the current version is left as it is (so a run can be resumed).
+///
+/// # Errors
+/// A [`FileError`] naming the file: a damaged or unreadable old file, or a failure
+/// to write (the old file is then left as it was).
+pub fn convert_file(
+    dir: &Path,
+    variant: Variant,
+    sector: impl Into<SectorId>,
+) -> Result<Converted, FileError> {
+    let sector = sector.into();
+    let (file, old) = read_header(&dir.join(file_name(variant, sector)), variant, sector)?;
+    if old.version == VERSION {
+        return Ok(Converted::Current);
+    }
+    let width = usize::try_from(old.entry_width()).unwrap_or(1);
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut raw = vec![0u8; BLOCK * width];
+    let hash = std::cell::RefCell::new(Xxh3::new());
+    let mut index = 0u64;
+    let fill = |codes: &mut [u8]| {
+        let bytes = &mut raw[..codes.len() * width];
+        input.read_exact(bytes)?;
+        hash.borrow_mut().update(bytes);
+        if width == 1 {
+            codes.copy_from_slice(bytes);
+        } else {
+            for (code, pair) in codes.iter_mut().zip(bytes.chunks_exact(2)) {
+                let value = Value(u16::from_le_bytes([pair[0], pair[1]]));
+                *code = encode_byte(value).ok_or(Problem::Unencodable {
+                    index,
+                    value,
+                    encoding: ENCODING_DTM8,
+                })?;
+                index += 1;
+            }
+        }
+        Ok(())
+    };
+    // Nothing replaces the old file unless it was good.
+    let accept = |new: &Header| {
+        if hash.borrow().digest() != old.checksum {
+            Err(Problem::Checksum {
+                first: 0,
+                last: old.entries.saturating_sub(1),
+            })
+        } else if new.stats != old.stats {
+            Err(Problem::Counts)
+        } else {
+            Ok(())
+        }
+    };
+    write_blocks(dir, variant, sector, old.entries, fill, accept)?;
+    Ok(Converted::From {
+        version: old.version,
+        old_len: old.file_len(),
+    })
+}
+
+/// Write all of `bytes` at `offset` of `file`.
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.write_all_at(bytes, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.write_all(bytes)
+    }
 }
 
 /// Where an opened file's payload is read from.
@@ -473,96 +615,51 @@ enum Payload {
     Read(File),
 }
 
-/// A payload read into memory.
-#[derive(Debug)]
-enum Owned {
-    Wide(Box<[u16]>),
-    Narrow(Box<[u8]>),
-}
-
-/// Why the first use of a payload failed, kept so every later use fails alike.
+/// Why the first use of a file failed, kept so every later use fails alike.
 #[derive(Debug, Clone)]
 enum Failure {
-    Checksum,
+    BlockSums,
     Io(io::ErrorKind, String),
 }
 
 impl Failure {
     fn problem(&self) -> Problem {
         match self {
-            Failure::Checksum => Problem::Checksum,
+            Failure::BlockSums => Problem::BlockSums,
             Failure::Io(kind, message) => Problem::Io(io::Error::new(*kind, message.clone())),
         }
     }
 }
 
-/// The checked entries of a file, in its encoding.
-#[derive(Clone, Copy, Debug)]
-pub enum Values<'a> {
-    /// Encoding 1: raw [`Value`]s.
-    Wide(&'a [u16]),
-    /// Encoding 2: one code a position (see the module documentation).
-    Narrow(&'a [u8]),
+/// What the first use of a file established: the block checksums, checked against
+/// the header, and which blocks have been checked against them.
+#[derive(Debug)]
+struct Checked {
+    /// For a file read into memory: its bytes after the header.
+    read: Option<Box<[u8]>>,
+    /// The checksum of each block.
+    sums: Box<[u64]>,
+    /// One bit a block: checked and good.
+    good: Box<[AtomicU64]>,
 }
 
-impl Values<'_> {
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        match self {
-            Values::Wide(v) => v.len(),
-            Values::Narrow(v) => v.len(),
-        }
-    }
-
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The value of entry `i`, if there is one.
-    pub fn get(&self, i: usize) -> Option<Value> {
-        match self {
-            Values::Wide(v) => v.get(i).map(|&raw| Value(raw)),
-            Values::Narrow(v) => v.get(i).map(|&b| decode_byte(b)),
-        }
-    }
-
-    /// Every value decoded to its raw `u16`, in a new vector.
-    ///
-    /// # Errors
-    /// An out-of-memory error when the vector cannot be had.
-    pub fn to_raw(&self) -> io::Result<Vec<u16>> {
-        let mut out = Vec::new();
-        out.try_reserve_exact(self.len()).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                "cannot allocate memory to decode the file",
-            )
-        })?;
-        match self {
-            Values::Wide(v) => out.extend_from_slice(v),
-            Values::Narrow(v) => out.extend(v.iter().map(|&b| decode_byte(b).0)),
-        }
-        Ok(out)
-    }
-}
-
-/// An opened, header-checked sector file whose payload is checked against its checksum
-/// the first time it is used.
+/// An opened, header-checked sector file whose bytes are checked before any value is
+/// read from them.
 ///
-/// The policy: no value is ever read from a payload that has not been checked whole
-/// in this process. [`SectorFile::entries`] hashes the payload on its first call (and,
-/// for a file opened with [`SectorFile::open`], reads it into memory then) and keeps
-/// the verdict, so a damaged file is an error naming it from the first use on, never
-/// an answer. The cost is one pass over each file a process uses.
+/// The policy: no value is ever read from bytes that have not been checked in this
+/// process. The first use reads the block checksums and checks them against the
+/// header (for a file opened with [`SectorFile::open`], it reads the whole file into
+/// memory then); [`SectorFile::value`] checks the block of 4096 entries it reads from
+/// on its first read there, and [`SectorFile::entries`] checks every block. A damaged
+/// file is an error naming it, never an answer; the cost is one pass over the bytes a
+/// process actually uses.
 #[derive(Debug)]
 pub struct SectorFile {
     path: PathBuf,
     header: Header,
     index: OnceLock<Arc<SectorIndex>>,
     payload: Payload,
-    /// The verdict of the first use: for a file read into memory, the values read.
-    checked: OnceLock<Result<Option<Owned>, Failure>>,
+    checked: OnceLock<Result<Checked, Failure>>,
 }
 
 /// Open `path` for reading without blocking (a FIFO under a table's name must not hang
@@ -587,9 +684,43 @@ fn open_regular(path: &Path) -> Result<File, Problem> {
     Ok(file)
 }
 
+/// Open the file and check everything but the payload, for any version this code
+/// can read or convert.
+fn read_header(
+    path: &Path,
+    variant: Variant,
+    sector: SectorId,
+) -> Result<(File, Header), FileError> {
+    let err = |p: Problem| FileError::new(path, p);
+    let mut file = open_regular(path).map_err(err)?;
+    let len = file.metadata().map_err(|e| err(e.into()))?.len();
+    if len < HEADER_LEN as u64 {
+        return Err(err(Problem::Truncated(len)));
+    }
+    let mut raw = [0u8; HEADER_LEN];
+    file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
+    let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
+    let (us, them) = sector.board();
+    let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
+    if header.entries != expected {
+        return Err(err(Problem::Entries {
+            sector,
+            found: header.entries,
+            expected,
+        }));
+    }
+    if len != header.file_len() {
+        return Err(err(Problem::Length {
+            found: len,
+            expected: header.file_len(),
+        }));
+    }
+    Ok((file, header))
+}
+
 impl SectorFile {
     /// Open the file of `variant` and `sector` at `path`, checking its header and
-    /// length; the payload is read into memory and checked on first use. Safe whatever
+    /// length; the file is read into memory and checked on first use. Safe whatever
     /// happens to the file afterwards.
     ///
     /// # Errors
@@ -604,7 +735,7 @@ impl SectorFile {
     }
 
     /// Open the file of `variant` and `sector` at `path` like [`SectorFile::open`], but
-    /// memory-map the payload instead of reading it: no copy, and pages load on demand.
+    /// memory-map it instead of reading it: no copy, and pages load on demand.
     ///
     /// # Safety
     /// Nobody may modify or truncate the file while the returned value lives (the
@@ -622,7 +753,7 @@ impl SectorFile {
     ) -> Result<SectorFile, FileError> {
         let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
         // SAFETY: the caller's promise, passed on.
-        let map = unsafe { MappedFile::map(&file, payload_end(&header)) }
+        let map = unsafe { MappedFile::map(&file, header.file_len()) }
             .map_err(|e| FileError::new(path, e))?;
         Ok(SectorFile::new(path, header, Payload::Mapped(map)))
     }
@@ -637,36 +768,15 @@ impl SectorFile {
         }
     }
 
-    /// Open the file and check everything but the payload.
+    /// Open the file and check everything but the payload; an old version is refused.
     fn open_header(
         path: &Path,
         variant: Variant,
         sector: SectorId,
     ) -> Result<(File, Header), FileError> {
-        let err = |p: Problem| FileError::new(path, p);
-        let mut file = open_regular(path).map_err(err)?;
-        let len = file.metadata().map_err(|e| err(e.into()))?.len();
-        if len < HEADER_LEN as u64 {
-            return Err(err(Problem::Truncated(len)));
-        }
-        let mut raw = [0u8; HEADER_LEN];
-        file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
-        let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
-        let (us, them) = sector.board();
-        let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
-        if header.entries != expected {
-            return Err(err(Problem::Entries {
-                sector,
-                found: header.entries,
-                expected,
-            }));
-        }
-        let want = payload_end(&header);
-        if len != want {
-            return Err(err(Problem::Length {
-                found: len,
-                expected: want,
-            }));
+        let (file, header) = read_header(path, variant, sector)?;
+        if header.version != VERSION {
+            return Err(FileError::new(path, Problem::OldVersion(header.version)));
         }
         Ok((file, header))
     }
@@ -688,49 +798,122 @@ impl SectorFile {
             .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
     }
 
-    /// The stored entries, one per index, in the file's encoding, after the payload
-    /// has been checked whole against the header's checksum (on the first call; the
-    /// verdict is kept).
-    ///
-    /// # Errors
-    /// [`Problem::Checksum`] for a damaged payload, or the error reading it, naming
-    /// the file; every later call fails the same way.
-    pub fn entries(&self) -> Result<Values<'_>, FileError> {
-        let verdict = self.checked.get_or_init(|| self.check());
-        match (verdict, &self.payload) {
+    /// The file's bytes after the header, and what its first use established.
+    fn body(&self) -> Result<(&[u8], &Checked), FileError> {
+        let checked = self.checked.get_or_init(|| self.first_use());
+        match (checked, &self.payload) {
             (Err(failure), _) => Err(FileError::new(&self.path, failure.problem())),
-            (Ok(Some(Owned::Wide(read))), _) => Ok(Values::Wide(read)),
-            (Ok(Some(Owned::Narrow(read))), _) => Ok(Values::Narrow(read)),
-            (Ok(None), Payload::Mapped(map)) => Ok(self.mapped(map)),
-            (Ok(None), Payload::Read(_)) => Err(FileError::new(
+            (
+                Ok(
+                    c @ Checked {
+                        read: Some(bytes), ..
+                    },
+                ),
+                _,
+            ) => Ok((bytes, c)),
+            (Ok(c), Payload::Mapped(map)) => Ok((&map.bytes()[HEADER_LEN..], c)),
+            (Ok(_), Payload::Read(_)) => Err(FileError::new(
                 &self.path,
-                Problem::Io(io::Error::other("internal error: payload never read")),
+                Problem::Io(io::Error::other("internal error: file never read")),
             )),
         }
     }
 
-    /// The stored values of a movement file (encoding 1), checked as by
+    /// Read the file when it is not mapped, and check its block checksums against
+    /// the header.
+    fn first_use(&self) -> Result<Checked, Failure> {
+        let io = |e: io::Error| Failure::Io(e.kind(), e.to_string());
+        let read = match &self.payload {
+            Payload::Mapped(_) => None,
+            Payload::Read(file) => Some(read_body(file, &self.header).map_err(io)?),
+        };
+        let body = match (&read, &self.payload) {
+            (Some(bytes), _) => &bytes[..],
+            (None, Payload::Mapped(map)) => &map.bytes()[HEADER_LEN..],
+            (None, Payload::Read(_)) => return Err(io(io::Error::other("file never read"))),
+        };
+        let n = usize::try_from(self.header.entries)
+            .map_err(|_| io(io::Error::other("sector too large")))?;
+        let sum_bytes = body.get(n..).unwrap_or_default();
+        if xxh3_64(sum_bytes) != self.header.checksum {
+            return Err(Failure::BlockSums);
+        }
+        let sums: Box<[u64]> = sum_bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+            .collect();
+        let good = (0..sums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        Ok(Checked { read, sums, good })
+    }
+
+    /// Check block `b` of `payload` against its checksum, once.
+    fn check_block(&self, payload: &[u8], checked: &Checked, b: usize) -> Result<(), FileError> {
+        let (word, bit) = (&checked.good[b / 64], 1u64 << (b % 64));
+        if word.load(Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let start = b * BLOCK;
+        let end = (start + BLOCK).min(payload.len());
+        if xxh3_64(&payload[start..end]) != checked.sums[b] {
+            return Err(FileError::new(
+                &self.path,
+                Problem::Checksum {
+                    first: start as u64,
+                    last: end as u64 - 1,
+                },
+            ));
+        }
+        word.fetch_or(bit, Relaxed);
+        Ok(())
+    }
+
+    /// The stored codes (encoding 2), one per index, after every block has been
+    /// checked against its checksum (the first time; the verdict is kept).
+    ///
+    /// # Errors
+    /// A damaged or unreadable file, naming it and, for a damaged block, its entries.
+    pub fn entries(&self) -> Result<&[u8], FileError> {
+        let (body, checked) = self.body()?;
+        let payload = &body[..body.len() - 8 * checked.sums.len()];
+        for b in 0..checked.sums.len() {
+            self.check_block(payload, checked, b)?;
+        }
+        Ok(payload)
+    }
+
+    /// Every stored value decoded to its raw `u16`, in a new vector, checked as by
     /// [`SectorFile::entries`].
     ///
     /// # Errors
-    /// As [`SectorFile::entries`], and [`Problem::Narrow`] for a placement file,
-    /// whose entries are bytes (use [`SectorFile::entries`]).
-    pub fn values(&self) -> Result<&[u16], FileError> {
-        match self.entries()? {
-            Values::Wide(v) => Ok(v),
-            Values::Narrow(_) => Err(FileError::new(&self.path, Problem::Encoding(ENCODING_DTM8))),
-        }
+    /// As [`SectorFile::entries`], and an out-of-memory error when the vector cannot
+    /// be had.
+    pub fn values(&self) -> Result<Vec<u16>, FileError> {
+        let codes = self.entries()?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(codes.len()).map_err(|_| {
+            FileError::new(
+                &self.path,
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    "cannot allocate memory to decode the file",
+                ),
+            )
+        })?;
+        out.extend(codes.iter().map(|&b| decode_byte(b).0));
+        Ok(out)
     }
 
-    /// The value stored at `index`, checked: the payload's checksum (on first use)
-    /// and the value against the header (a win no longer than the longest win, a loss
-    /// no longer than the longest loss).
+    /// The value stored at `index`, checked: its block against the block's checksum
+    /// (on the first read there) and the value against the header (a win no longer
+    /// than the longest win, a loss no longer than the longest loss).
     ///
     /// # Errors
-    /// A [`FileError`] naming the file: a damaged payload, an index beyond the sector,
+    /// A [`FileError`] naming the file: a damaged block, an index beyond the sector,
     /// or a value that the header rules out.
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
-        let values = self.entries()?;
+        let (body, checked) = self.body()?;
         let implausible = || {
             FileError::new(
                 &self.path,
@@ -740,10 +923,13 @@ impl SectorFile {
                 },
             )
         };
-        let v = usize::try_from(index)
+        let i = usize::try_from(index)
             .ok()
-            .and_then(|i| values.get(i))
+            .filter(|&i| (i as u64) < self.header.entries)
             .ok_or_else(implausible)?;
+        let payload = &body[..body.len() - 8 * checked.sums.len()];
+        self.check_block(payload, checked, i / BLOCK)?;
+        let v = decode_byte(payload[i]);
         if self.plausible(v) {
             Ok(v)
         } else {
@@ -764,110 +950,47 @@ impl SectorFile {
             }
     }
 
-    /// Check the payload checksum (on the first use of the file; the verdict is kept).
+    /// Check the whole file against its checksums (on the first use of the file; the
+    /// verdict is kept).
     ///
     /// # Errors
-    /// [`Problem::Checksum`] naming the file, or the error reading it.
+    /// A damaged block or block checksums, naming the file, or the error reading it.
     pub fn check_payload(&self) -> Result<(), FileError> {
         self.entries().map(|_| ())
     }
-
-    /// The entries of a mapped file (its length was checked against the header at
-    /// open).
-    fn mapped<'a>(&self, map: &'a MappedFile) -> Values<'a> {
-        let bytes = &map.bytes()[HEADER_LEN..];
-        match self.header.sector {
-            // The mapping is page-aligned and the header 128 bytes, so the payload is
-            // aligned for `u16`, and its length is even: the cast cannot fail.
-            SectorId::Movement(_) => Values::Wide(bytemuck::cast_slice(bytes)),
-            SectorId::Placement(_) => Values::Narrow(bytes),
-        }
-    }
-
-    /// Read (when not mapped) and hash the payload.
-    fn check(&self) -> Result<Option<Owned>, Failure> {
-        let good = |bytes: &[u8]| payload_sum(bytes) == self.header.checksum;
-        match &self.payload {
-            Payload::Mapped(map) => match good(&map.bytes()[HEADER_LEN..]) {
-                true => Ok(None),
-                false => Err(Failure::Checksum),
-            },
-            Payload::Read(file) => {
-                let read = read_payload(file, &self.header)
-                    .map_err(|e| Failure::Io(e.kind(), e.to_string()))?;
-                let bytes = match &read {
-                    Owned::Wide(v) => bytemuck::cast_slice::<u16, u8>(v),
-                    Owned::Narrow(v) => v,
-                };
-                match good(bytes) {
-                    true => Ok(Some(read)),
-                    false => Err(Failure::Checksum),
-                }
-            }
-        }
-    }
 }
 
-/// The length of a file: header plus payload.
-fn payload_end(header: &Header) -> u64 {
-    HEADER_LEN as u64 + header.entry_width() * header.entries
-}
-
-/// xxh3-64 of a payload, hashed in chunks.
-fn payload_sum(bytes: &[u8]) -> u64 {
-    let mut h = Xxh3::new();
-    for chunk in bytes.chunks(1 << 24) {
-        h.update(chunk);
-    }
-    h.digest()
-}
-
-/// Read a payload into memory.
-fn read_payload(file: &File, header: &Header) -> io::Result<Owned> {
-    let n = usize::try_from(header.entries).map_err(|_| io::Error::other("sector too large"))?;
-    let memory = || {
+/// Read a file's bytes after the header into memory.
+fn read_body(file: &File, header: &Header) -> io::Result<Box<[u8]>> {
+    let n = usize::try_from(header.file_len() - HEADER_LEN as u64)
+        .map_err(|_| io::Error::other("sector too large"))?;
+    let mut bytes: Vec<u8> = Vec::new();
+    bytes.try_reserve_exact(n).map_err(|_| {
         io::Error::new(
             io::ErrorKind::OutOfMemory,
             "cannot allocate memory to read the file",
         )
-    };
-    match header.sector {
-        SectorId::Movement(_) => {
-            let mut values: Vec<u16> = Vec::new();
-            values.try_reserve_exact(n).map_err(|_| memory())?;
-            values.resize(n, 0);
-            read_at(file, bytemuck::cast_slice_mut::<u16, u8>(&mut values))?;
-            Ok(Owned::Wide(values.into_boxed_slice()))
-        }
-        SectorId::Placement(_) => {
-            let mut values: Vec<u8> = Vec::new();
-            values.try_reserve_exact(n).map_err(|_| memory())?;
-            values.resize(n, 0);
-            read_at(file, &mut values)?;
-            Ok(Owned::Narrow(values.into_boxed_slice()))
-        }
-    }
-}
-
-/// Fill `bytes` from the payload's start.
-fn read_at(file: &File, bytes: &mut [u8]) -> io::Result<()> {
+    })?;
+    bytes.resize(n, 0);
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
-        file.read_exact_at(bytes, HEADER_LEN as u64)
+        file.read_exact_at(&mut bytes, HEADER_LEN as u64)?;
     }
     #[cfg(not(unix))]
     {
         use std::io::{Seek, SeekFrom};
         let mut f = file;
         f.seek(SeekFrom::Start(HEADER_LEN as u64))?;
-        f.read_exact(bytes)
+        f.read_exact(&mut bytes)?;
     }
+    Ok(bytes.into_boxed_slice())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PlacementSector;
 
     #[test]
     fn every_byte_decodes_to_a_value_that_encodes_back() {
@@ -939,14 +1062,17 @@ mod tests {
                     .0
             })
             .collect();
-        let header = write_placement(dir.path(), Variant::Standard, p, &values).expect("written");
+        let header = write_sector(dir.path(), Variant::Standard, p, &values).expect("written");
         assert_eq!(
             (header.stats.longest_win, header.stats.longest_loss),
             (235, 1)
         );
         let path = dir.path().join("standard-2-1+1-1.tb");
         let len = std::fs::metadata(&path).expect("written").len();
-        assert_eq!(len, HEADER_LEN as u64 + n as u64);
+        assert_eq!(
+            len,
+            HEADER_LEN as u64 + n as u64 + 8 * n.div_ceil(BLOCK) as u64
+        );
         for file in [
             SectorFile::open(&path, Variant::Standard, p).expect("opens"),
             // SAFETY: the test changes no file while it is mapped.
@@ -954,15 +1080,11 @@ mod tests {
             unsafe { SectorFile::open_mapped(&path, Variant::Standard, p) }.expect("opens"),
         ] {
             assert_eq!(file.header().sector, SectorId::Placement(p));
-            assert_eq!(
-                file.entries().expect("checked").to_raw().expect("memory"),
-                values
-            );
+            assert_eq!(file.values().expect("checked"), values);
             for (i, &raw) in values.iter().enumerate() {
                 assert_eq!(file.value(i as u64).expect("a value"), Value(raw));
             }
             assert!(file.value(n as u64).is_err());
-            assert!(file.values().is_err());
         }
         // A movement name does not open a placement file, nor the other way round.
         let moved = dir.path().join("standard-3-3.tb");
@@ -977,7 +1099,7 @@ mod tests {
         let mut bad = values.clone();
         bad[n - 1] = Value::decided(300).0;
         std::fs::remove_file(&path).expect("removed");
-        let err = write_placement(dir.path(), Variant::Standard, p, &bad).expect_err("refused");
+        let err = write_sector(dir.path(), Variant::Standard, p, &bad).expect_err("refused");
         assert!(
             matches!(err.problem, Problem::Unencodable { index, .. } if index == n as u64 - 1),
             "{err}"
@@ -992,7 +1114,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let p: PlacementSector = "2-2+2-1".parse().expect("a sector");
         let values: Vec<u16> = (0..p.size()).map(|i| (i % 3) as u16).collect();
-        write_placement(dir.path(), Variant::NoFlying, p, &values).expect("written");
+        write_sector(dir.path(), Variant::NoFlying, p, &values).expect("written");
         let path = dir.path().join(file_name(Variant::NoFlying, p));
         let good = std::fs::read(&path).expect("read");
         // Patch header bytes, then make the header checksum match again so that the
@@ -1019,10 +1141,10 @@ mod tests {
             (
                 "version",
                 Box::new(move |b| {
-                    b[8] = 3;
+                    b[8] = 4;
                     resum(b)
                 }),
-                |p| matches!(p, Problem::Version(3)),
+                |p| matches!(p, Problem::Version(4)),
             ),
             (
                 "old version",
@@ -1082,9 +1204,22 @@ mod tests {
                 }),
                 |p| matches!(p, Problem::Length { .. }),
             ),
+            (
+                "block size",
+                Box::new(move |b| {
+                    b[62] = 11;
+                    resum(b)
+                }),
+                |p| matches!(p, Problem::BlockSize(11)),
+            ),
             ("payload", Box::new(|b| b[HEADER_LEN + 7] ^= 0x40), |p| {
-                matches!(p, Problem::Checksum)
+                matches!(p, Problem::Checksum { first: 0, .. })
             }),
+            (
+                "block sums",
+                Box::new(|b| *b.last_mut().expect("bytes") ^= 1),
+                |p| matches!(p, Problem::BlockSums),
+            ),
         ];
         for (name, damage, expected) in cases {
             let mut bytes = good.clone();
@@ -1100,5 +1235,130 @@ mod tests {
         std::fs::create_dir(&path).expect("a directory");
         let err = SectorFile::open(&path, Variant::NoFlying, p).expect_err("a directory");
         assert!(matches!(err.problem, Problem::NotRegular), "{err}");
+    }
+
+    /// A file of an older version, written as earlier versions of morris did: version
+    /// 1 (movement, one `u16` a value) or 2 (placement, one byte a value), one xxh3
+    /// over the payload.
+    fn write_old(dir: &Path, variant: Variant, sector: SectorId, values: &[u16]) -> PathBuf {
+        let (version, encoding, payload): (u32, u8, Vec<u8>) = match sector {
+            SectorId::Movement(_) => (1, 1, values.iter().flat_map(|v| v.to_le_bytes()).collect()),
+            SectorId::Placement(_) => {
+                let codes = values.iter().map(|&v| encode_byte(Value(v)).expect("fits"));
+                (2, 2, codes.collect())
+            }
+        };
+        let stats = SectorStats::of(values);
+        let mut h = Header {
+            version,
+            variant,
+            sector,
+            entries: values.len() as u64,
+            checksum: xxh3_64(&payload),
+            stats,
+        }
+        .encode();
+        h[8..12].copy_from_slice(&version.to_le_bytes());
+        (h[15], h[62]) = (encoding, 0);
+        let sum = xxh3_64(&h[0..64]);
+        h[64..72].copy_from_slice(&sum.to_le_bytes());
+        let path = dir.join(file_name(variant, sector));
+        std::fs::write(&path, [&h[..], &payload].concat()).expect("written");
+        path
+    }
+
+    /// Values of every kind, several blocks' worth.
+    fn sample(n: u64) -> Vec<u16> {
+        let kinds = [
+            Value::DRAW,
+            Value::win(1),
+            Value::loss(2),
+            Value::win(203),
+            Value::win(0),
+        ];
+        (0..n).map(|i| kinds[(i * 7 % 5) as usize].0).collect()
+    }
+
+    #[test]
+    fn old_files_are_refused_by_name_and_converted_exactly() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let m = SectorId::Movement(Sector::new(4, 3).expect("a sector"));
+        let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
+        for sector in [m, p] {
+            let (us, them) = sector.board();
+            let n = crate::index::orbit_count(usize::from(us), usize::from(them));
+            assert!(n > 3 * BLOCK as u64, "{sector}: {n}");
+            let mut values = sample(n);
+            if matches!(sector, SectorId::Movement(_)) {
+                // Movement files hold no inverted values.
+                values.iter_mut().for_each(|v| *v &= 0x7FFF);
+            }
+            let path = write_old(dir.path(), Variant::Standard, sector, &values);
+            let err = SectorFile::open(&path, Variant::Standard, sector).expect_err("old");
+            assert!(matches!(err.problem, Problem::OldVersion(_)), "{err}");
+            assert!(!err.problem.is_bad_file());
+            assert!(err.to_string().contains("morris convert"), "{err}");
+            let from = convert_file(dir.path(), Variant::Standard, sector).expect("converted");
+            assert!(
+                matches!(from, Converted::From { version: 1 | 2, .. }),
+                "{from:?}"
+            );
+            let file = SectorFile::open(&path, Variant::Standard, sector).expect("current");
+            assert_eq!(file.values().expect("good"), values, "{sector}");
+            assert_eq!(file.header().stats, SectorStats::of(&values));
+            assert_eq!(
+                convert_file(dir.path(), Variant::Standard, sector).expect("current"),
+                Converted::Current
+            );
+        }
+        // A damaged old file is refused whole and kept as it was; nothing is left over.
+        let values = sample(crate::index::orbit_count(3, 3));
+        let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
+        let path = write_old(dir.path(), Variant::NoFlying, p, &values);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[HEADER_LEN + 5000] ^= 1;
+        std::fs::write(&path, &bytes).expect("written");
+        let err = convert_file(dir.path(), Variant::NoFlying, p).expect_err("damaged");
+        assert!(matches!(err.problem, Problem::Checksum { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).expect("kept"), bytes);
+        assert!(!dir.path().join("no-flying-3-3+3-3.tb.tmp").exists());
+    }
+
+    #[test]
+    fn a_damaged_block_fails_only_the_reads_it_holds() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let sector = Sector::new(4, 3).expect("a sector");
+        let n = crate::index::orbit_count(4, 3);
+        let values: Vec<u16> = sample(n).iter().map(|v| v & 0x7FFF).collect();
+        write_sector(dir.path(), Variant::Standard, sector, &values).expect("written");
+        let path = dir.path().join("standard-4-3.tb");
+        let mut bytes = std::fs::read(&path).expect("read");
+        let damaged = 2 * BLOCK + 17;
+        bytes[HEADER_LEN + damaged] ^= 0x10;
+        std::fs::write(&path, &bytes).expect("written");
+        for file in [
+            SectorFile::open(&path, Variant::Standard, sector).expect("opens"),
+            // SAFETY: the test changes no file while it is mapped.
+            #[allow(unsafe_code)]
+            unsafe { SectorFile::open_mapped(&path, Variant::Standard, sector) }.expect("opens"),
+        ] {
+            for i in [0, BLOCK - 1, BLOCK, 3 * BLOCK, n as usize - 1] {
+                assert_eq!(
+                    file.value(i as u64).expect("a good block"),
+                    Value(values[i])
+                );
+            }
+            for i in [2 * BLOCK, damaged, 3 * BLOCK - 1] {
+                let err = file.value(i as u64).expect_err("the damaged block");
+                assert!(
+                    matches!(err.problem, Problem::Checksum { first, last }
+                        if first == 2 * BLOCK as u64 && last == 3 * BLOCK as u64 - 1),
+                    "{err}"
+                );
+                assert!(err.to_string().contains("standard-4-3.tb"), "{err}");
+            }
+            assert!(file.entries().is_err());
+            assert!(file.check_payload().is_err());
+        }
     }
 }

@@ -105,26 +105,28 @@ pub struct SectorStats {
 impl SectorStats {
     /// The counts of a slice of stored values.
     pub fn of(values: &[u16]) -> SectorStats {
-        let mut s = SectorStats {
-            positions: values.len() as u64,
-            ..SectorStats::default()
-        };
+        let mut s = SectorStats::default();
         for &v in values {
-            let v = Value(v);
-            let d = v.dtm().unwrap_or(0);
-            match v.wdl() {
-                Wdl::Draw => s.draws += 1,
-                Wdl::Win => {
-                    s.wins += 1;
-                    s.longest_win = s.longest_win.max(d);
-                }
-                Wdl::Loss => {
-                    s.losses += 1;
-                    s.longest_loss = s.longest_loss.max(d);
-                }
-            }
+            s.add(Value(v));
         }
         s
+    }
+
+    /// Count one more position of value `v`.
+    pub fn add(&mut self, v: Value) {
+        self.positions += 1;
+        let d = v.dtm().unwrap_or(0);
+        match v.wdl() {
+            Wdl::Draw => self.draws += 1,
+            Wdl::Win => {
+                self.wins += 1;
+                self.longest_win = self.longest_win.max(d);
+            }
+            Wdl::Loss => {
+                self.losses += 1;
+                self.longest_loss = self.longest_loss.max(d);
+            }
+        }
     }
 }
 

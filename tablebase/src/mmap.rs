@@ -153,16 +153,19 @@ pub struct ValueCopy {
 }
 
 impl ValueCopy {
-    /// Copy `values`.
+    /// Decode the codes of a file (one byte a value) into raw values.
     ///
     /// # Errors
     /// The mapping's error (out of memory).
-    pub fn of(values: &[u16]) -> io::Result<ValueCopy> {
-        let mut map = huge_anonymous(values.len() * 2)?;
-        bytemuck::cast_slice_mut::<u8, u16>(&mut map[..values.len() * 2]).copy_from_slice(values);
+    pub fn decode(codes: &[u8]) -> io::Result<ValueCopy> {
+        let mut map = huge_anonymous(codes.len() * 2)?;
+        let values = bytemuck::cast_slice_mut::<u8, u16>(&mut map[..codes.len() * 2]);
+        for (v, &c) in values.iter_mut().zip(codes) {
+            *v = crate::file::decode_byte(c).0;
+        }
         Ok(ValueCopy {
             map,
-            len: values.len(),
+            len: codes.len(),
         })
     }
 

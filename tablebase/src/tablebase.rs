@@ -103,28 +103,7 @@ impl Tablebase {
         dir: &Path,
         open: impl Fn(&Path, Variant, SectorId) -> Result<SectorFile, FileError>,
     ) -> Result<Vec<Scanned>, FileError> {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => {
-                return Err(FileError {
-                    path: dir.to_path_buf(),
-                    problem: e.into(),
-                })
-            }
-        };
-        let mut names: Vec<(Variant, SectorId, PathBuf)> = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| FileError {
-                path: dir.to_path_buf(),
-                problem: e.into(),
-            })?;
-            if let Some((variant, sector)) = entry.file_name().to_str().and_then(parse_file_name) {
-                names.push((variant, sector, entry.path()));
-            }
-        }
-        names.sort();
-        Ok(names
+        Ok(table_names(dir)?
             .into_iter()
             .map(|(v, s, path)| (v, s, open(&path, v, s)))
             .collect())
@@ -196,10 +175,36 @@ impl Tablebase {
     }
 }
 
+/// The tablebase files in `dir` (by name: variant, sector, path), sorted; an absent
+/// directory has none.
+///
+/// # Errors
+/// A [`FileError`] naming the directory when it cannot be read.
+pub fn table_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, FileError> {
+    let err = |e: std::io::Error| FileError {
+        path: dir.to_path_buf(),
+        problem: e.into(),
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(err(e)),
+    };
+    let mut names: Vec<(Variant, SectorId, PathBuf)> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(err)?;
+        if let Some((variant, sector)) = entry.file_name().to_str().and_then(parse_file_name) {
+            names.push((variant, sector, entry.path()));
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::file::{write_placement, write_sector};
+    use crate::file::write_sector;
     use crate::generate::{solve_pair, Silent};
     use crate::index::SectorIndex;
     use crate::placement::solve_game;
@@ -220,7 +225,7 @@ mod tests {
         let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
         let game = solve_game(variant, 3, &lookup, &Silent).expect("solved");
         for (sector, values) in &game {
-            write_placement(dir.path(), variant, *sector, values).expect("written");
+            write_sector(dir.path(), variant, *sector, values).expect("written");
         }
         let tb = Tablebase::open(dir.path()).expect("opens");
         assert_eq!(tb.placement_sectors().count(), game.len());

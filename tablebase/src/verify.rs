@@ -7,7 +7,7 @@
 //! successor and some drawn one. Wins and losses then form chains of strictly
 //! decreasing DTM down to finished games, and no drawn position hides a forced result.
 
-use crate::file::Values;
+use crate::file::decode_byte;
 use crate::index::SectorIndex;
 use crate::mmap::{prefetch, ValueCopy};
 use crate::placement::PlacementSector;
@@ -151,12 +151,12 @@ pub fn value_from_successors(
 pub fn verify_sector<'a>(
     variant: Variant,
     sector: Sector,
-    values: &dyn Fn(Sector) -> Option<&'a [u16]>,
+    values: &dyn Fn(Sector) -> Option<&'a [u8]>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let missing = VerifyError::Missing;
     let own = values(sector).ok_or(missing(sector))?;
-    let copy = |s: Sector, v: &[u16]| ValueCopy::of(v).map_err(|e| VerifyError::Memory(s, e));
+    let copy = |s: Sector, v: &[u8]| ValueCopy::decode(v).map_err(|e| VerifyError::Memory(s, e));
     let swapped = copy(
         sector.swapped(),
         values(sector.swapped()).ok_or(missing(sector.swapped()))?,
@@ -222,7 +222,7 @@ pub fn verify_sector<'a>(
     let count = AtomicU64::new(0);
     let example = std::sync::Mutex::new(None);
     let check = |i: u64, successors: &Successors| {
-        let stored = Value(own[i as usize]);
+        let stored = decode_byte(own[i as usize]);
         let computed = successors.value(read);
         if stored != computed {
             count.fetch_add(1, Relaxed);
@@ -332,7 +332,7 @@ fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
 pub fn verify_placement<'a>(
     variant: Variant,
     sector: PlacementSector,
-    values: &(dyn Fn(SectorId) -> Option<Values<'a>> + Sync),
+    values: &(dyn Fn(SectorId) -> Option<&'a [u8]> + Sync),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
@@ -352,7 +352,7 @@ pub fn verify_placement<'a>(
     let chunks: Vec<usize> = (0..n.div_ceil(CHUNK)).collect();
     chunks.into_par_iter().try_for_each(|c| {
         // The sectors this chunk's successors lie in, with their index.
-        let mut seen: Vec<(SectorId, Values<'a>, Arc<SectorIndex>)> = Vec::new();
+        let mut seen: Vec<(SectorId, &'a [u8], Arc<SectorIndex>)> = Vec::new();
         let mut lookup = |next: &Position| -> Result<Value, VerifyError> {
             let counts = (next.us().count() as u8, next.them().count() as u8);
             let id = if next.pieces_in_hand() {
@@ -378,7 +378,7 @@ pub fn verify_placement<'a>(
             let i = ix.index(next.us(), next.them());
             usize::try_from(i)
                 .ok()
-                .and_then(|i| v.get(i))
+                .and_then(|i| v.get(i).map(|&b| decode_byte(b)))
                 .ok_or_else(|| VerifyError::Inconsistent(format!("entry {i} lies beyond {id}")))
         };
         let start = c * CHUNK;
@@ -409,7 +409,7 @@ pub fn verify_placement<'a>(
                     best_of(children.into_iter())
                 }
             };
-            let stored = own.get(i).unwrap_or_default();
+            let stored = own.get(i).map(|&b| decode_byte(b)).unwrap_or_default();
             // A distance beyond the encoding is a mismatch, shown as the undefined value.
             let computed = computed.unwrap_or(Value(0x8000));
             if stored != computed {
@@ -446,20 +446,16 @@ mod tests {
                 .remove(0);
             let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
             let game = crate::placement::solve_game(variant, 3, &lookup, &Silent).expect("solved");
-            let bytes: Vec<(PlacementSector, Vec<u8>)> = game
-                .iter()
-                .map(|(s, v)| {
-                    let b = v.iter().map(|&raw| crate::file::encode_byte(Value(raw)));
-                    (*s, b.collect::<Option<Vec<u8>>>().expect("fits a byte"))
-                })
-                .collect();
+            let bytes: Vec<(PlacementSector, Vec<u8>)> =
+                game.iter().map(|(s, v)| (*s, codes(v))).collect();
+            let movement = codes(&movement);
             let check = |bytes: &[(PlacementSector, Vec<u8>)], sector: PlacementSector| {
                 let values = |id: SectorId| match id {
-                    SectorId::Movement(m) => (m == three).then_some(Values::Wide(&movement)),
+                    SectorId::Movement(m) => (m == three).then_some(movement.as_slice()),
                     SectorId::Placement(p) => bytes
                         .iter()
                         .find(|(t, _)| *t == p)
-                        .map(|(_, b)| Values::Narrow(b)),
+                        .map(|(_, b)| b.as_slice()),
                 };
                 verify_placement(variant, sector, &values, &|_| {}).expect("verified")
             };
@@ -486,8 +482,16 @@ mod tests {
         }
     }
 
-    /// Sectors up to 4 against 3 of `variant`, solved by the generator.
-    fn solved(variant: Variant) -> Vec<(Sector, Vec<u16>)> {
+    /// The codes of values as a file stores them.
+    fn codes(values: &[u16]) -> Vec<u8> {
+        let codes = values
+            .iter()
+            .map(|&raw| crate::file::encode_byte(Value(raw)));
+        codes.collect::<Option<Vec<u8>>>().expect("fits a byte")
+    }
+
+    /// Sectors up to 4 against 3 of `variant`, solved by the generator, as stored.
+    fn solved(variant: Variant) -> Vec<(Sector, Vec<u8>)> {
         let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
         for (us, them) in [(3, 3), (3, 4)] {
             let sector = Sector::new(us, them).expect("a sector");
@@ -495,10 +499,10 @@ mod tests {
             let pair = solve_pair(variant, sector, &lookup, &Silent).expect("solved");
             all.extend(pair);
         }
-        all
+        all.iter().map(|(s, v)| (*s, codes(v))).collect()
     }
 
-    fn check(variant: Variant, all: &[(Sector, Vec<u16>)], sector: Sector) -> Mismatches {
+    fn check(variant: Variant, all: &[(Sector, Vec<u8>)], sector: Sector) -> Mismatches {
         let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
         verify_sector(variant, sector, &lookup, &|_| {}).expect("all sectors present")
     }
