@@ -10,7 +10,10 @@ use morris_tablebase::SectorStats;
     after_help = "Counts are positions up to symmetry, values for the side to move; distances in plies.\n\
 Movement sectors (US-THEM) come first, then placement sectors (US-THEM+USHAND-THEMHAND: pieces on\n\
 the board, then in hand); 'total' sums a variant's movement sectors, 'placement' its placement sectors.\n\n\
-Examples:\n  morris stats\n  morris stats --json --tb /data/tb"
+With --by-placements, the placement sectors are summed by the number of pieces both sides still\n\
+hold in hand: 2N in hand is the empty board of the game of N pieces a side (N is read from the\n\
+sectors present), 1 the last placement (Black to move); placements made = 2N - in hand.\n\n\
+Examples:\n  morris stats\n  morris stats --json --tb /data/tb\n  morris stats --by-placements --tb /data/tb"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -19,6 +22,11 @@ pub struct Args {
     /// Print a JSON array of objects, one per sector and variant.
     #[arg(long)]
     json: bool,
+
+    /// Sum the placement sectors by pieces in hand (both sides) instead of listing
+    /// every sector.
+    #[arg(long, conflicts_with = "json")]
+    by_placements: bool,
 }
 
 /// Run the command.
@@ -64,6 +72,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    if args.by_placements {
+        by_placements(&rows);
+        return Ok(());
+    }
     outln!(
         "{:<10} {:>9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
         "variant",
@@ -105,12 +117,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     &mut placement
                 }
             };
-            sum.positions += st.positions;
-            sum.wins += st.wins;
-            sum.draws += st.draws;
-            sum.losses += st.losses;
-            sum.longest_win = sum.longest_win.max(st.longest_win);
-            sum.longest_loss = sum.longest_loss.max(st.longest_loss);
+            sum.merge(st);
         }
         if any {
             line(variant.name(), "total", &total);
@@ -120,4 +127,49 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Per variant, the placement sectors summed by pieces in hand (both sides).
+fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
+    outln!(
+        "{:<10} {:>7} {:>7} {:>8} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        "variant",
+        "in hand",
+        "placed",
+        "sectors",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "max win",
+        "max loss"
+    );
+    for variant in morris_engine::Variant::ALL {
+        let mut sums: std::collections::BTreeMap<u8, (u32, SectorStats)> = Default::default();
+        // Pieces a side of the game, from its largest sectors.
+        let mut pieces = 0;
+        for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
+            if let SectorId::Placement(p) = s {
+                let sum = sums.entry(p.us_hand + p.them_hand).or_default();
+                sum.0 += 1;
+                sum.1.merge(st);
+                pieces = pieces.max(p.us + p.us_hand).max(p.them + p.them_hand);
+            }
+        }
+        for (in_hand, (sectors, st)) in sums.iter().rev() {
+            outln!(
+                "{:<10} {:>7} {:>7} {:>8} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+                variant.name(),
+                in_hand,
+                (2 * pieces).saturating_sub(*in_hand),
+                sectors,
+                st.positions,
+                st.wins,
+                st.draws,
+                st.losses,
+                st.longest_win,
+                st.longest_loss
+            );
+        }
+    }
 }

@@ -794,3 +794,47 @@ fn old_files_are_refused_by_name_kept_and_converted_exactly() {
         old
     );
 }
+
+/// `stats --by-placements` sums the placement sectors by pieces in hand: every
+/// placement position counted once, the empty board of the game of three a side (a
+/// Standard win in 23, a No-flying draw) alone in its row.
+#[test]
+fn stats_by_placements_sum_every_placement_sector() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "both"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir.path(), &["stats", "--json"])).expect("JSON");
+    let out = ok(dir.path(), &["stats", "--by-placements"]);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 12, "{out}");
+    for variant in ["standard", "no-flying"] {
+        let placement: u64 = json
+            .as_array()
+            .expect("an array")
+            .iter()
+            .filter(|r| r["variant"] == variant && r.get("us_hand").is_some())
+            .map(|r| r["positions"].as_u64().expect("a count"))
+            .sum();
+        let summed: u64 = rows
+            .iter()
+            .filter(|r| r[0] == variant)
+            .map(|r| r[4].parse::<u64>().expect("a count"))
+            .sum();
+        assert_eq!(summed, placement, "{variant}: {out}");
+        let empty = rows
+            .iter()
+            .find(|r| r[0] == variant && r[1] == "6")
+            .expect("the empty board's row");
+        assert_eq!(&empty[2..4], ["0", "1"], "{out}");
+        let expected = if variant == "standard" {
+            ["1", "1", "0", "0", "23"]
+        } else {
+            ["1", "0", "1", "0", "0"]
+        };
+        assert_eq!(&empty[4..9], expected, "{variant}: {out}");
+    }
+}

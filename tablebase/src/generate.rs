@@ -112,6 +112,16 @@ impl SectorStats {
         s
     }
 
+    /// Add the counts of `other` (a sector summed into a total).
+    pub fn merge(&mut self, other: &SectorStats) {
+        self.positions += other.positions;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.longest_win = self.longest_win.max(other.longest_win);
+        self.longest_loss = self.longest_loss.max(other.longest_loss);
+    }
+
     /// Count one more position of value `v`.
     pub fn add(&mut self, v: Value) {
         self.positions += 1;
