@@ -93,6 +93,15 @@ pub struct Stats {
     pub tt_hits: u64,
     /// Tablebase probes that answered.
     pub tb_hits: u64,
+    /// Slots of the transposition table in use at the end, per thousand.
+    pub table_fill: usize,
+}
+
+impl Stats {
+    /// Transposition-table probes that found the position, in percent.
+    pub fn hit_rate(&self) -> f64 {
+        100.0 * self.tt_hits as f64 / self.tt_probes.max(1) as f64
+    }
 }
 
 /// The answer of a search.
@@ -160,6 +169,7 @@ impl<'a> Searcher<'a> {
     ) -> Result<SearchResult, SearchError> {
         let clock = Instant::now();
         self.stats = Stats::default();
+        self.tt.new_search();
         let start = limits.start.unwrap_or(clock);
         self.deadline = limits.time.and_then(|t| start.checked_add(t));
         self.node_limit = limits.nodes;
@@ -262,6 +272,7 @@ impl<'a> Searcher<'a> {
             let tail = self.tb.line(&end, 400)?;
             result.pv.extend(tail);
         }
+        self.stats.table_fill = self.tt.fill_permille();
         result.stats = self.stats;
         result.time = clock.elapsed();
         Ok(result)
