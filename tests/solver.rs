@@ -552,6 +552,45 @@ fn value_only_proofs_through_the_placing_phase_agree_with_minimax() {
     );
 }
 
+/// The time limit of an analysis is one budget: a budget spent before the call leaves
+/// every move a one-ply estimate, and each move is reported as its search ends, in the
+/// order of the legal moves.
+#[test]
+fn analysis_reports_each_move_as_it_ends_within_one_budget() {
+    let tb = tablebase();
+    let start = Setup {
+        pieces: [Bitboard::EMPTY; 2],
+        hand: [4, 4],
+        side_to_move: Color::White,
+    };
+    let pos = Position::from_setup(&start, Variant::Standard).unwrap();
+    let spent = Limits {
+        time: Some(std::time::Duration::from_secs(1)),
+        start: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(2)),
+        value_only: true,
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+    let mut reported = Vec::new();
+    let moves = morris_solver::analyze_with(&mut searcher, &pos, spent, &[], |a, n| {
+        reported.push((a.mv, n));
+    })
+    .unwrap();
+    let legal: Vec<(Move, usize)> = pos.legal_moves().iter().copied().zip(1..).collect();
+    assert_eq!(reported, legal);
+    assert_eq!(moves.len(), legal.len());
+    for a in &moves {
+        assert_eq!(a.result.provenance, Provenance::Estimate, "{}", a.mv);
+        assert!(a.result.depth <= 1, "{}: depth {}", a.mv, a.result.depth);
+    }
+    // With the time to do it, the same analysis proves the value of every move.
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+    let proved = analyze(&mut searcher, &pos, value_only(), &[]).unwrap();
+    assert!(proved
+        .iter()
+        .all(|a| a.result.provenance == Provenance::ValueProof));
+}
+
 #[test]
 fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
     let tb = tablebase();

@@ -202,7 +202,8 @@ impl<'a> Searcher<'a> {
             .depth
             .unwrap_or(u32::from(u8::MAX))
             .clamp(1, u32::from(u8::MAX));
-        let mut result = done(0, None, Provenance::Estimate, self);
+        // Until an iteration completes, the static evaluation is the estimate.
+        let mut result = done(evaluate(pos), None, Provenance::Estimate, self);
         let (alpha, beta) = if limits.value_only {
             (-1, 1)
         } else {
