@@ -3,15 +3,17 @@
 use crate::args::{PositionArgs, SearchArgs};
 use crate::solve::describe_value;
 use crate::tb::TbDir;
-use morris_engine::{EndReason, Position};
-use morris_solver::{analyze, MoveAnalysis, Provenance, Searcher, Verdict};
+use morris_engine::{Color, EndReason, Position};
+use morris_solver::{analyze_with, Limits, MoveAnalysis, Provenance, Searcher, Verdict};
 use morris_tablebase::Wdl;
 
 /// List every legal move, best first: quickest win, then draws, then slowest loss.
 #[derive(clap::Args)]
 #[command(
     after_help = "Each move is shown with the value of the position it leads to, like the chess\n\
-tablebase explorers; in the text output also as a result for the side that plays it.\n\n\
+tablebase explorers; in the text output also as a result for the side that plays it.\n\
+The time limit is one budget for the whole analysis; each move is reported on standard\n\
+error as soon as its search ends.\n\n\
 Examples:\n  morris analyze --fen \"WB./W../.../.....W/.../.../BB. w 0 0\"\n  \
 morris analyze --moves \"d6 d2 f4\" --time 2 --json"
 )]
@@ -71,6 +73,28 @@ fn to_json(
     })
 }
 
+/// What a move leads to, in words for the side that plays it (`mover`).
+fn move_verdict(a: &MoveAnalysis, mover: Color) -> String {
+    match a.result.value {
+        Some(v) => {
+            let within = if a.result.provenance.is_exact() {
+                ""
+            } else {
+                "at most "
+            };
+            let for_mover = match (v.wdl, v.dtm) {
+                (Wdl::Loss, Some(d)) => format!("{mover} wins in {within}{}", d + 1),
+                (Wdl::Win, Some(d)) => format!("{mover} loses in {within}{}", d + 1),
+                (Wdl::Loss, None) => format!("{mover} wins"),
+                (Wdl::Win, None) => format!("{mover} loses"),
+                (Wdl::Draw, _) => "draw".to_string(),
+            };
+            format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
+        }
+        None => format!("estimate {:+} for {mover}", a.score),
+    }
+}
+
 /// Run the command.
 ///
 /// # Errors
@@ -88,7 +112,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
     let history = crate::args::history(&game);
     let clock = std::time::Instant::now();
-    let moves = analyze(&mut searcher, &pos, limits, &history)?;
+    // One budget for every move and the root, counted from here.
+    let limits = Limits {
+        start: Some(clock),
+        ..limits
+    };
+    let total = pos.legal_moves().len();
+    let mover = pos.side_to_move();
+    let moves = analyze_with(&mut searcher, &pos, limits, &history, |a, done| {
+        eprintln!(
+            "analyze: {done}/{total} {:<12} {} ({:.1} s)",
+            a.mv.to_string(),
+            move_verdict(a, mover),
+            clock.elapsed().as_secs_f64()
+        );
+    })?;
     let root = searcher.search(&pos, limits, &history)?;
     let secs = clock.elapsed().as_secs_f64();
     let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
@@ -114,27 +152,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             root.provenance.name()
         ),
     }
-    let mover = pos.side_to_move();
     for a in &moves {
-        let verdict = match a.result.value {
-            Some(v) => {
-                let within = if a.result.provenance.is_exact() {
-                    ""
-                } else {
-                    "at most "
-                };
-                let for_mover = match (v.wdl, v.dtm) {
-                    (Wdl::Loss, Some(d)) => format!("{mover} wins in {within}{}", d + 1),
-                    (Wdl::Win, Some(d)) => format!("{mover} loses in {within}{}", d + 1),
-                    (Wdl::Loss, None) => format!("{mover} wins"),
-                    (Wdl::Win, None) => format!("{mover} loses"),
-                    (Wdl::Draw, _) => "draw".to_string(),
-                };
-                format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
-            }
-            None => format!("estimate {:+} for {mover}", a.score),
-        };
-        outln!("  {:<12} {verdict}", a.mv.to_string());
+        outln!("  {:<12} {}", a.mv.to_string(), move_verdict(a, mover));
     }
     outln!(
         "search:   {nodes} nodes in {secs:.3} s ({:.2} M nodes/s)",

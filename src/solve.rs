@@ -121,15 +121,12 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
         }
     );
     let secs = r.time.as_secs_f64();
-    let hit_rate = if r.stats.tt_probes > 0 {
-        100.0 * r.stats.tt_hits as f64 / r.stats.tt_probes as f64
-    } else {
-        0.0
-    };
     outln!(
-        "search:    {} nodes in {secs:.3} s ({:.2} M nodes/s), hash hits {hit_rate:.1}%, tablebase hits {}",
+        "search:    {} nodes in {secs:.3} s ({:.2} M nodes/s), hash hits {:.1}%, hash full {:.1}%, tablebase hits {}",
         r.stats.nodes,
         r.stats.nodes as f64 / secs.max(1e-9) / 1e6,
+        r.stats.hit_rate(),
+        r.stats.table_fill as f64 / 10.0,
         r.stats.tb_hits
     );
 }

@@ -459,6 +459,138 @@ fn placement_positions_are_proved_through_the_tablebases() {
     );
 }
 
+/// The exact value by minimax over the tablebases, as [`exact`], remembering every
+/// position it solved: deep placement trees revisit most of them.
+fn exact_memo(
+    tb: &Tablebase,
+    pos: &Position,
+    memo: &mut std::collections::HashMap<u64, i32>,
+) -> i32 {
+    if let Some(&s) = memo.get(&pos.hash()) {
+        return s;
+    }
+    let s = match terminal(pos) {
+        Some(s) => s,
+        None => match tb.probe(pos).expect("intact tables") {
+            Some(v) => score_of(v),
+            None => pos
+                .legal_moves()
+                .iter()
+                .map(|&m| back(exact_memo(tb, &pos.play_unchecked(m), memo)))
+                .max()
+                .expect("a position that is not over has a move"),
+        },
+    };
+    memo.insert(pos.hash(), s);
+    s
+}
+
+/// Positions of the game of four pieces a side, reached from its empty board by
+/// random placements, with 1 to 5 placements left (every one of its finished
+/// placements lies in the sectors up to 4-4).
+fn four_piece_game_positions(variant: Variant, n: usize, seed: u64) -> Vec<Position> {
+    let start = Setup {
+        pieces: [Bitboard::EMPTY; 2],
+        hand: [4, 4],
+        side_to_move: Color::White,
+    };
+    let start = Position::from_setup(&start, variant).expect("the game of four starts");
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut pos = start;
+        for _ in 0..3 + rng.below(5) {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.play_unchecked(moves[rng.below(moves.len())]);
+        }
+        if pos.end().is_none() && pos.pieces_in_hand() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// The value-only search (static order, no shallow iterations, enhanced transposition
+/// cutoffs) against minimax over the tablebases, through up to five placements, with a
+/// table large enough to keep everything and one of a single MiB shared by every
+/// search, where entries are replaced all the time.
+#[test]
+fn value_only_proofs_through_the_placing_phase_agree_with_minimax() {
+    let tb = tablebase();
+    let mut seen = [0; 3];
+    for variant in Variant::ALL {
+        let mut memo = std::collections::HashMap::new();
+        let mut crowded = Searcher::new(Some(tb), 1).unwrap();
+        for pos in four_piece_game_positions(variant, 200, 14) {
+            let want = exact_memo(tb, &pos, &mut memo).signum();
+            seen[(want + 1) as usize] += 1;
+            let mut roomy = Searcher::new(Some(tb), 8).unwrap();
+            for searcher in [&mut roomy, &mut crowded] {
+                let r = searcher.search(&pos, value_only(), &[]).unwrap();
+                assert_eq!(r.provenance, Provenance::ValueProof, "{variant} {pos}");
+                let got = match r.value.expect("a proof has a value").wdl {
+                    Wdl::Win => 1,
+                    Wdl::Draw => 0,
+                    Wdl::Loss => -1,
+                };
+                assert_eq!(got, want, "{variant} {pos}: search {got}, minimax {want}");
+                let best = r.best.expect("a best move");
+                let kept = back(exact_memo(tb, &pos.play_unchecked(best), &mut memo)).signum();
+                assert!(
+                    want < 0 || kept == want,
+                    "{variant} {pos}: best move {best} does not keep {want}"
+                );
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "losses, draws, wins among the samples: {seen:?}"
+    );
+}
+
+/// The time limit of an analysis is one budget: a budget spent before the call leaves
+/// every move a one-ply estimate, and each move is reported as its search ends, in the
+/// order of the legal moves.
+#[test]
+fn analysis_reports_each_move_as_it_ends_within_one_budget() {
+    let tb = tablebase();
+    let start = Setup {
+        pieces: [Bitboard::EMPTY; 2],
+        hand: [4, 4],
+        side_to_move: Color::White,
+    };
+    let pos = Position::from_setup(&start, Variant::Standard).unwrap();
+    let spent = Limits {
+        time: Some(std::time::Duration::from_secs(1)),
+        start: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(2)),
+        value_only: true,
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+    let mut reported = Vec::new();
+    let moves = morris_solver::analyze_with(&mut searcher, &pos, spent, &[], |a, n| {
+        reported.push((a.mv, n));
+    })
+    .unwrap();
+    let legal: Vec<(Move, usize)> = pos.legal_moves().iter().copied().zip(1..).collect();
+    assert_eq!(reported, legal);
+    assert_eq!(moves.len(), legal.len());
+    for a in &moves {
+        assert_eq!(a.result.provenance, Provenance::Estimate, "{}", a.mv);
+        assert!(a.result.depth <= 1, "{}: depth {}", a.mv, a.result.depth);
+    }
+    // With the time to do it, the same analysis proves the value of every move.
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+    let proved = analyze(&mut searcher, &pos, value_only(), &[]).unwrap();
+    assert!(proved
+        .iter()
+        .all(|a| a.result.provenance == Provenance::ValueProof));
+}
+
 #[test]
 fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
     let tb = tablebase();

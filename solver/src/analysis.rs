@@ -4,7 +4,7 @@ use crate::error::SearchError;
 use crate::score::parent_score;
 use crate::search::{Limits, Provenance, SearchResult, Searcher, Stats};
 use morris_engine::{Move, Position};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One legal move and what it leads to.
 #[derive(Clone, Debug)]
@@ -18,8 +18,10 @@ pub struct MoveAnalysis {
 }
 
 /// Every legal move of `pos` with the value of the position it leads to, best first
-/// for the side to move: quickest win, then draws, then slowest loss. Each move's
-/// search gets the whole of `limits`.
+/// for the side to move: quickest win, then draws, then slowest loss. The time limit
+/// is one budget for the whole analysis, counted from `limits.start` (or the call):
+/// the moves searched after it runs out get a shallow estimate. Depth and node limits
+/// hold for each move's search.
 ///
 /// # Errors
 /// [`SearchError`] when a tablebase file a search reads is damaged.
@@ -29,6 +31,25 @@ pub fn analyze(
     limits: Limits,
     history: &[u64],
 ) -> Result<Vec<MoveAnalysis>, SearchError> {
+    analyze_with(searcher, pos, limits, history, |_, _| {})
+}
+
+/// [`analyze`], calling `done` with each move as soon as its search ends, in the
+/// order of the legal moves, with the number of moves analysed so far.
+///
+/// # Errors
+/// [`SearchError`] when a tablebase file a search reads is damaged.
+pub fn analyze_with(
+    searcher: &mut Searcher<'_>,
+    pos: &Position,
+    limits: Limits,
+    history: &[u64],
+    mut done: impl FnMut(&MoveAnalysis, usize),
+) -> Result<Vec<MoveAnalysis>, SearchError> {
+    let limits = Limits {
+        start: Some(limits.start.unwrap_or_else(Instant::now)),
+        ..limits
+    };
     // Positions equal up to a symmetry of the board have the same value, unless the
     // game's earlier states differ for them: not when there are none, and not while
     // placing, since no state with a piece in hand ever comes back (the hands only
@@ -76,6 +97,7 @@ pub fn analyze(
             score: parent_score(result.score),
             result,
         });
+        done(&out[out.len() - 1], out.len());
     }
     out.sort_by_key(|a| (std::cmp::Reverse(a.score), a.mv.to_string()));
     Ok(out)

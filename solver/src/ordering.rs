@@ -1,73 +1,53 @@
 //! Move ordering: which move of a node the search tries first.
 //!
-//! The hash move, then captures, moves onto a point that would close an opponent
-//! mill, the two killers of the ply, and the history counters of (from, to) pairs
-//! that caused cut-offs. Keys are computed once a node and the moves picked lazily,
-//! since most nodes cut off after their first moves.
+//! The hash move, then by what the move does on the board alone: captures (taking a
+//! piece of an open two of the opponent first), moves onto a point that would close
+//! an opponent mill, then open twos made, points by their number of neighbours, and
+//! open ones of the opponent spoiled. The order is static: measured on the empty
+//! boards of the games of 6 and 7 pieces a side, killers and history counters cost
+//! nodes (6+6 Standard, value only: 0.35 M nodes static, 0.35-1.40 M with them) and
+//! made the node count depend on what the searcher searched before. Keys are computed
+//! once a node and the moves picked lazily, since most nodes cut off after their
+//! first moves.
 
 use crate::eval::mill_points;
-use morris_engine::{Move, Position};
+use morris_engine::tables::{ADJACENT, MILLS, MILL_PARTNERS};
+use morris_engine::{Bitboard, Move, Point, Position};
 
-/// Killers and history, kept across the searches of one searcher.
-pub(crate) struct MoveOrder {
-    killers: Vec<[Option<Move>; 2]>,
-    /// By from point (24 for a placement) and to point.
-    history: [[u32; 24]; 25],
-}
-
-impl MoveOrder {
-    pub(crate) fn new() -> MoveOrder {
-        MoveOrder {
-            killers: Vec::new(),
-            history: [[0; 24]; 25],
+/// Sort keys of moves, higher first.
+pub(crate) fn keys(pos: &Position, moves: &[Move], tt_move: Option<Move>, keys: &mut [u32]) {
+    let (us, them, empty) = (pos.us(), pos.them(), pos.empty());
+    let threats = mill_points(them, empty);
+    // Opponent pieces in an open two: taking one removes a threat.
+    let mut their_twos = Bitboard::EMPTY;
+    for m in MILLS {
+        if (m & them).count() == 2 && (m & empty).count() == 1 {
+            their_twos |= m & them;
         }
     }
-
-    /// Note a quiet move that cut off a node at `ply` with `depth` left.
-    pub(crate) fn remember_cutoff(&mut self, m: Move, ply: usize, depth: i32) {
-        if self.killers.len() <= ply {
-            self.killers.resize(ply + 1, [None; 2]);
+    for (k, &m) in keys.iter_mut().zip(moves) {
+        if Some(m) == tt_move {
+            *k = u32::MAX;
+            continue;
         }
-        let k = &mut self.killers[ply];
-        if k[0] != Some(m) {
-            k[1] = k[0];
-            k[0] = Some(m);
+        let to = m.to();
+        let left = m.from().map_or(Bitboard::EMPTY, Point::bit);
+        let (own, open) = (us & !left, empty | left);
+        let (mut made, mut spoiled) = (0, 0);
+        for pair in MILL_PARTNERS[to.index()] {
+            if (pair & open).count() == 1 {
+                made += u32::from((pair & own).count() == 1);
+                spoiled += u32::from((pair & them).count() == 1);
+            }
         }
-        let from = m.from().map_or(24, |p| p.index());
-        let h = &mut self.history[from][m.to().index()];
-        *h = h.saturating_add((depth * depth) as u32);
-    }
-
-    /// Sort keys of moves, higher first: hash move, captures, moves that block an
-    /// opponent mill, killers, then history.
-    pub(crate) fn keys(
-        &self,
-        pos: &Position,
-        moves: &[Move],
-        tt_move: Option<Move>,
-        ply: usize,
-        keys: &mut [u32],
-    ) {
-        let threats = mill_points(pos.them(), pos.empty());
-        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        for (k, &m) in keys.iter_mut().zip(moves) {
-            *k = if Some(m) == tt_move {
-                u32::MAX
-            } else {
-                let from = m.from().map_or(24, |p| p.index());
-                let mut k = self.history[from][m.to().index()].min((1 << 24) - 1);
-                if m.capture().is_some() {
-                    k |= 1 << 30;
-                }
-                if threats.contains(m.to()) {
-                    k |= 1 << 29;
-                }
-                if killers.contains(&Some(m)) {
-                    k |= 1 << 28;
-                }
-                k
-            };
+        let mut key = made * 8 + ADJACENT[to.index()].count() * 2 + spoiled;
+        if let Some(c) = m.capture() {
+            key |= 1 << 30 | u32::from(their_twos.contains(c)) << 28;
         }
+        if threats.contains(to) {
+            key |= 1 << 29;
+        }
+        *k = key;
     }
 }
 

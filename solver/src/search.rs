@@ -16,11 +16,11 @@
 
 use crate::error::SearchError;
 use crate::eval::evaluate;
-use crate::ordering::{pick, MoveOrder};
+use crate::ordering::{self, pick};
 use crate::score::{end_score, from_node, score_verdict, to_node, Verdict, INF, MATE, MATE_BOUND};
 use crate::tablebase::Tablebases;
 use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
-use morris_engine::{Move, Position, Symmetry};
+use morris_engine::{Color, Move, Position, Symmetry};
 use morris_tablebase::{Tablebase, Wdl};
 use std::time::{Duration, Instant};
 
@@ -93,6 +93,15 @@ pub struct Stats {
     pub tt_hits: u64,
     /// Tablebase probes that answered.
     pub tb_hits: u64,
+    /// Slots of the transposition table in use at the end, per thousand.
+    pub table_fill: usize,
+}
+
+impl Stats {
+    /// Transposition-table probes that found the position, in percent.
+    pub fn hit_rate(&self) -> f64 {
+        100.0 * self.tt_hits as f64 / self.tt_probes.max(1) as f64
+    }
 }
 
 /// The answer of a search.
@@ -120,7 +129,6 @@ pub struct SearchResult {
 pub struct Searcher<'a> {
     tb: Tablebases<'a>,
     tt: TranspositionTable,
-    order: MoveOrder,
     path: Vec<u64>,
     stats: Stats,
     deadline: Option<Instant>,
@@ -139,7 +147,6 @@ impl<'a> Searcher<'a> {
         Ok(Searcher {
             tb: Tablebases(tb),
             tt: TranspositionTable::new(hash_mb)?,
-            order: MoveOrder::new(),
             path: Vec::new(),
             stats: Stats::default(),
             deadline: None,
@@ -162,6 +169,7 @@ impl<'a> Searcher<'a> {
     ) -> Result<SearchResult, SearchError> {
         let clock = Instant::now();
         self.stats = Stats::default();
+        self.tt.new_search();
         let start = limits.start.unwrap_or(clock);
         self.deadline = limits.time.and_then(|t| start.checked_add(t));
         self.node_limit = limits.nodes;
@@ -194,13 +202,24 @@ impl<'a> Searcher<'a> {
             .depth
             .unwrap_or(u32::from(u8::MAX))
             .clamp(1, u32::from(u8::MAX));
-        let mut result = done(0, None, Provenance::Estimate, self);
+        // Until an iteration completes, the static evaluation is the estimate.
+        let mut result = done(evaluate(pos), None, Provenance::Estimate, self);
         let (alpha, beta) = if limits.value_only {
             (-1, 1)
         } else {
             (-INF, INF)
         };
-        for depth in 1..=max_depth {
+        // A value-only search from the placing phase starts at the depth where every
+        // line reaches the end of it (and the movement tables): the shallower
+        // iterations end in heuristic leaves and, with the static move order, cost
+        // more than the order they teach (6+6 Standard: 0.88 M nodes with them,
+        // 0.35 M without).
+        let first = if limits.value_only {
+            u32::from(pos.hand(Color::White) + pos.hand(Color::Black)).clamp(1, max_depth)
+        } else {
+            1
+        };
+        for depth in first..=max_depth {
             let (score, heuristic) = self.negamax(pos, depth as i32, alpha, beta, 0);
             if let Some(e) = self.failure.take() {
                 return Err(e);
@@ -254,6 +273,7 @@ impl<'a> Searcher<'a> {
             let tail = self.tb.line(&end, 400)?;
             result.pv.extend(tail);
         }
+        self.stats.table_fill = self.tt.fill_permille();
         result.stats = self.stats;
         result.time = clock.elapsed();
         Ok(result)
@@ -386,7 +406,7 @@ impl<'a> Searcher<'a> {
         }
         let mut keys = [0u32; morris_engine::MAX_MOVES];
         let keys = &mut keys[..moves.len()];
-        self.order.keys(pos, &moves, tt_move, ply, keys);
+        ordering::keys(pos, &moves, tt_move, keys);
         let original_alpha = alpha;
         let (mut best, mut best_move, mut heuristic) = (-INF, None, false);
         self.path.push(key);
@@ -405,9 +425,6 @@ impl<'a> Searcher<'a> {
                 alpha = s;
             }
             if alpha >= beta {
-                if m.capture().is_none() {
-                    self.order.remember_cutoff(m, ply, depth);
-                }
                 break;
             }
             if self.stopped {

@@ -5,12 +5,15 @@
 //! as a miss, never as another position's entry. Data layout (bits): 0..16 score
 //! (`i16`, mate scores relative to the node), 16..24 depth, 24..26 bound, 26 the
 //! *heuristic* flag (the score depends on a heuristic leaf or a repetition), 32..56 the
-//! best move (from, to, capture bytes; `0xFF` for none).
+//! best move (from, to, capture bytes; `0xFF` for none), 56..64 the search that
+//! stored it (its generation, modulo 256).
 //!
-//! Slots come in buckets of two: a key may sit in either. A new entry replaces its own
-//! key's entry; otherwise it takes the first slot if it was searched at least as deep
-//! as what is there, else the second. Deep entries near the root, which save the most
-//! work, thus survive the flood of shallow ones in long proof searches.
+//! Slots come in buckets of four, one bucket a 64-byte cache line, so a probe costs one
+//! miss: a key may sit in any slot of its bucket. A new entry replaces its own key's
+//! entry, else takes an empty slot, else replaces the entry worth least: the shallowest,
+//! once four plies are taken off for every search since it was stored. Deep entries
+//! near the root, which save the most work, thus survive the flood of shallow ones in
+//! long proof searches, and entries of past searches give way to the current one's.
 //!
 //! Keys ([`key`]) cover everything that changes a value: the points, the hands, the
 //! side to move and the variant.
@@ -112,57 +115,92 @@ pub struct TableError {
     pub source: TryReserveError,
 }
 
+/// Slots a bucket, one bucket a cache line.
+const BUCKET: usize = 4;
+
+/// Four slots on one cache line: a probe reads one line from memory.
+#[repr(align(64))]
+struct Bucket([[AtomicU64; 2]; BUCKET]);
+
 /// The table.
 pub struct TranspositionTable {
-    slots: Vec<[AtomicU64; 2]>,
+    buckets: Vec<Bucket>,
     mask: usize,
+    /// The search the table serves now ([`TranspositionTable::new_search`]), kept with
+    /// each entry: entries of earlier searches are the first to go.
+    generation: AtomicU64,
+}
+
+/// The low bits of a key choose its bucket, so a slot's own key never needs them.
+fn bucket_of(key: u64, mask: usize) -> usize {
+    key as usize & mask
 }
 
 impl TranspositionTable {
     /// A table of at most `mb` megabytes: the largest power of two of 16-byte slots
-    /// that fits (at least one bucket).
+    /// that fits (at least one bucket of four).
     ///
     /// # Errors
     /// [`TableError`] when the memory cannot be had.
     pub fn new(mb: usize) -> Result<TranspositionTable, TableError> {
-        let fit = mb.max(1).saturating_mul(1 << 20) / 16;
-        let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(2);
-        let mut slots = Vec::new();
-        slots
+        let fit = mb.max(1).saturating_mul(1 << 20) / 16 / BUCKET;
+        let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(1);
+        let mut buckets = Vec::new();
+        buckets
             .try_reserve_exact(n)
             .map_err(|source| TableError { mb, source })?;
-        slots.extend((0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]));
-        Ok(TranspositionTable { slots, mask: n - 1 })
+        let empty = || [AtomicU64::new(0), AtomicU64::new(0)];
+        buckets.extend((0..n).map(|_| Bucket([empty(), empty(), empty(), empty()])));
+        Ok(TranspositionTable {
+            buckets,
+            mask: n - 1,
+            generation: AtomicU64::new(0),
+        })
     }
 
     /// Number of slots.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.buckets.len() * BUCKET
     }
 
     /// Whether the table has no slots (never).
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.buckets.is_empty()
     }
 
     /// Forget everything.
     pub fn clear(&self) {
-        for s in &self.slots {
-            s[0].store(0, Relaxed);
-            s[1].store(0, Relaxed);
+        for b in &self.buckets {
+            for s in &b.0 {
+                s[0].store(0, Relaxed);
+                s[1].store(0, Relaxed);
+            }
         }
+    }
+
+    /// Start a new search: what the earlier ones stored stays, but gives way first.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Relaxed);
+    }
+
+    /// Slots in use per thousand, from the first thousand buckets (as engines report
+    /// "hashfull").
+    pub fn fill_permille(&self) -> usize {
+        let sample = &self.buckets[..self.buckets.len().min(1000)];
+        let used: usize = sample
+            .iter()
+            .map(|b| b.0.iter().filter(|s| s[1].load(Relaxed) != 0).count())
+            .sum();
+        used * 1000 / (sample.len() * BUCKET)
     }
 
     /// The entry for `key`, if stored and intact.
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        let first = key as usize & self.mask & !1;
-        let data = [first, first + 1]
-            .into_iter()
-            .map(|i| &self.slots[i])
-            .find_map(|slot| {
-                let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
-                (a ^ data == key && data != 0).then_some(data)
-            })?;
+        let bucket = &self.buckets[bucket_of(key, self.mask)];
+        let data = bucket.0.iter().find_map(|slot| {
+            let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
+            (a ^ data == key && data != 0).then_some(data)
+        })?;
         let bound = match (data >> 24) & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
@@ -178,32 +216,41 @@ impl TranspositionTable {
         })
     }
 
-    /// Store an entry for `key`.
+    /// Store an entry for `key`: over its own key's entry, else in an empty slot, else
+    /// over the entry worth least, the shallowest after four plies of depth are taken
+    /// off for every search since it was stored.
     pub fn store(&self, key: u64, e: Entry) {
         let bound = match e.bound {
             Bound::Exact => 1,
             Bound::Lower => 2,
             Bound::Upper => 3,
         };
+        let generation = self.generation.load(Relaxed) & 0xFF;
         let data = u64::from(e.score.clamp(i16::MIN.into(), i16::MAX.into()) as i16 as u16)
             | u64::from(e.depth) << 16
             | bound << 24
             | u64::from(e.heuristic) << 26
-            | encode_move(e.best) << 32;
-        let first = key as usize & self.mask & !1;
-        let holds = |i: usize| {
-            let slot: &[AtomicU64; 2] = &self.slots[i];
-            slot[0].load(Relaxed) ^ slot[1].load(Relaxed) == key
+            | encode_move(e.best) << 32
+            | generation << 56;
+        let bucket = &self.buckets[bucket_of(key, self.mask)];
+        let worth = |data: u64| {
+            let age = generation.wrapping_sub(data >> 56) & 0xFF;
+            i64::from((data >> 16) as u8) - 4 * age as i64
         };
-        let depth_at = |i: usize| (self.slots[i][1].load(Relaxed) >> 16) as u8;
-        let i = if holds(first) {
-            first
-        } else if holds(first + 1) || e.depth < depth_at(first) {
-            first + 1
-        } else {
-            first
-        };
-        let slot = &self.slots[i];
+        let mut victim = 0;
+        let mut least = i64::MAX;
+        for (i, slot) in bucket.0.iter().enumerate() {
+            let (a, old) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
+            if a ^ old == key || old == 0 {
+                victim = i;
+                break;
+            }
+            if worth(old) < least {
+                least = worth(old);
+                victim = i;
+            }
+        }
+        let slot = &bucket.0[victim];
         slot[0].store(key ^ data, Relaxed);
         slot[1].store(data, Relaxed);
     }
@@ -249,6 +296,8 @@ mod tests {
 
     #[test]
     fn the_size_is_the_largest_power_of_two_that_fits() {
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        assert_eq!(std::mem::align_of::<Bucket>(), 64);
         assert_eq!(TranspositionTable::new(1).unwrap().len(), 1 << 16);
         assert_eq!(TranspositionTable::new(3).unwrap().len(), 1 << 17);
         assert_eq!(TranspositionTable::new(4).unwrap().len(), 1 << 18);
@@ -257,7 +306,7 @@ mod tests {
     #[test]
     fn a_deep_entry_survives_shallow_ones_of_its_bucket() {
         let tt = TranspositionTable::new(1).unwrap();
-        let n = tt.len() as u64;
+        let n = tt.buckets.len() as u64;
         // Keys 5, 5 + n, 5 + 2n, ... share a bucket.
         tt.store(5, entry(20));
         for k in 1..50 {
@@ -270,18 +319,57 @@ mod tests {
             "the newest shallow one"
         );
         assert_eq!(tt.probe(5 + 48 * n), None, "replaced");
-        // A deeper one takes the first slot; a key's own entry is replaced in place.
+        // A key's own entry is replaced in place, even by a shallower one.
+        tt.store(5 + 49 * n, entry(2));
+        assert_eq!(tt.probe(5 + 49 * n), Some(entry(2)));
+        // A deeper one replaces the shallowest, never the deep one.
         tt.store(5 + 60 * n, entry(30));
-        assert_eq!(tt.probe(5), None);
-        tt.store(5 + 49 * n, entry(4));
-        assert_eq!(tt.probe(5 + 49 * n), Some(entry(4)));
+        assert_eq!(tt.probe(5 + 49 * n), None);
         assert_eq!(tt.probe(5 + 60 * n), Some(entry(30)));
+        assert_eq!(tt.probe(5), Some(entry(20)));
     }
 
-    /// Keys as the search makes them (mixed bits), forced into the bucket of slots 42
-    /// and 43 of a 1 MiB table.
+    #[test]
+    fn entries_of_past_searches_give_way() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let n = tt.buckets.len() as u64;
+        for k in 0..4 {
+            tt.store(7 + k * n, entry(10 + k as u8));
+        }
+        // Two searches later the deepest old entry (13, aged to 5) is worth less than a
+        // new one of 6 plies, which replaces the shallowest old one.
+        tt.new_search();
+        tt.new_search();
+        tt.store(7 + 9 * n, entry(6));
+        assert_eq!(tt.probe(7 + 9 * n), Some(entry(6)));
+        assert_eq!(tt.probe(7), None, "the shallowest old entry went");
+        tt.store(7 + 10 * n, entry(6));
+        assert_eq!(tt.probe(7 + 10 * n), Some(entry(6)));
+        assert_eq!(tt.probe(7 + n), None, "then the next old one");
+        // Then the other old ones, worth 4 and 5 now, before any new entry.
+        for k in 11..20 {
+            tt.store(7 + k * n, entry(6));
+        }
+        assert_eq!(tt.probe(7 + 19 * n), Some(entry(6)));
+        assert_eq!(tt.probe(7 + 2 * n), None, "aged 12 is worth 4");
+        assert_eq!(tt.probe(7 + 3 * n), None, "aged 13 is worth 5");
+    }
+
+    #[test]
+    fn the_fill_is_counted_per_thousand() {
+        let tt = TranspositionTable::new(1).unwrap();
+        assert_eq!(tt.fill_permille(), 0);
+        for k in 0..500u64 {
+            tt.store(k, entry(1));
+        }
+        // 500 of the first 1000 buckets hold one of their four slots each.
+        assert_eq!(tt.fill_permille(), 125);
+    }
+
+    /// Keys as the search makes them (mixed bits), forced into bucket 42 of a 1 MiB
+    /// table.
     fn bucket_keys(tt: &TranspositionTable) -> Vec<u64> {
-        let mask = tt.len() as u64 - 1;
+        let mask = tt.mask as u64;
         (1..=4u64).map(|k| (mix(k) & !mask) | 42).collect()
     }
 
@@ -311,13 +399,17 @@ mod tests {
     fn a_slot_torn_between_two_writes_reads_as_a_miss() {
         let tt = TranspositionTable::new(1).unwrap();
         let keys = bucket_keys(&tt);
-        // The two words each write leaves in an empty table's slot 42.
+        // The two words each write leaves in the first slot of an empty table's
+        // bucket 42.
         let writes: Vec<[u64; 2]> = (0..keys.len())
             .flat_map(|k| entries(k).map(|e| (keys[k], e)))
             .map(|(key, e)| {
                 tt.clear();
                 tt.store(key, e);
-                [tt.slots[42][0].load(Relaxed), tt.slots[42][1].load(Relaxed)]
+                [
+                    tt.buckets[42].0[0][0].load(Relaxed),
+                    tt.buckets[42].0[0][1].load(Relaxed),
+                ]
             })
             .collect();
         tt.clear();
@@ -325,8 +417,8 @@ mod tests {
         // on the slot or a reader between a writer's two stores see it.
         for (i, first) in writes.iter().enumerate() {
             for (j, second) in writes.iter().enumerate().filter(|&(j, _)| j != i) {
-                tt.slots[42][0].store(first[0], Relaxed);
-                tt.slots[42][1].store(second[1], Relaxed);
+                tt.buckets[42].0[0][0].store(first[0], Relaxed);
+                tt.buckets[42].0[0][1].store(second[1], Relaxed);
                 for &key in &keys {
                     assert_eq!(tt.probe(key), None, "writes {i} and {j} torn");
                 }
