@@ -18,6 +18,7 @@ use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
+use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -75,8 +76,9 @@ impl Server {
                 Ok((stream, _)) => stream,
                 Err(e) => {
                     // Out of file descriptors and the like: wait for some to close
-                    // rather than spin.
-                    errln!("serve: cannot accept a connection: {e}");
+                    // rather than spin. A log that cannot be written is no reason
+                    // to stop serving.
+                    let _ = writeln!(std::io::stderr(), "serve: cannot accept a connection: {e}");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
