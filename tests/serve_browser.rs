@@ -323,18 +323,47 @@ fn a_game_played_by_clicking_shows_what_the_api_says() {
     browser.click("#forward");
     browser.wait_ready();
 
-    // No flying: Black's flight in the line is illegal there, and the page says so.
+    // The variant switch: Black, to move with three pieces after move 11, flies in
+    // the Standard game and only slides without flying.
+    browser.click("#line span[data-ply='11']");
+    browser.wait_ready();
+    let flying = check_against_api(&browser, &server, &played[..11]);
     browser.click("#variant option[value='no-flying']");
-    assert_eq!(browser.wait_ready(), "error");
+    assert_eq!(browser.wait_ready(), "ready");
     let shown = browser.shown();
     assert_eq!(shown["variant"], "no-flying");
+    let path = format!("{}&variant=no-flying", api(START4, &played[..11].join(" ")));
+    let sliding = server.json(&path);
+    assert_eq!(sliding["variant"], "no-flying");
+    let names = |doc: &Json| -> Vec<Json> {
+        doc["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m["move"].clone())
+            .collect()
+    };
+    let shown_moves: Vec<Json> = shown["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m[0].clone())
+        .collect();
+    assert_eq!(shown_moves, names(&sliding));
+    assert!(names(&sliding).len() < names(&flying).len(), "{shown}");
+    browser.screenshot(&shots.join("5-no-flying.png"));
+
+    // A bad pasted string is refused with the page saying what is wrong.
+    browser.type_into("#paste", "WWW/...");
+    browser.click("#load button");
+    assert_eq!(browser.wait_ready(), "error");
+    let shown = browser.shown();
     assert!(
         shown["error"]
             .as_str()
-            .is_some_and(|e| e.contains("moves: move 10 'd2-b2' is illegal")),
+            .is_some_and(|e| e.starts_with("fen: ")),
         "{shown}"
     );
-    browser.screenshot(&shots.join("5-no-flying-error.png"));
 
     // A pasted position string replaces the game.
     browser.click("#variant option[value='standard']");

@@ -134,8 +134,10 @@ impl Drop for Server {
     }
 }
 
-/// Send raw bytes on a new connection and read the answer to its end: the status and
-/// the body (empty when the server closed without a status line: status 0).
+/// Send raw bytes on a new connection and read the answer: the status and the body
+/// (status 0 when the server closed without a status line). The body ends at its
+/// Content-Length where one is given (some servers keep the connection open), else
+/// where the server closes.
 pub fn exchange(addr: SocketAddr, request: &[u8]) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).expect("connects");
     stream
@@ -144,7 +146,29 @@ pub fn exchange(addr: SocketAddr, request: &[u8]) -> (u16, String) {
     // The server may answer and close before reading all of a request it refuses.
     let _ = stream.write_all(request);
     let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+            let length = head.lines().find_map(|l| {
+                l.strip_prefix("content-length:")
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+            });
+            if let Some(length) = length {
+                while raw.len() < end + 4 + length {
+                    match stream.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => raw.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                break;
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+        }
+    }
     parse_response(&raw)
 }
 
