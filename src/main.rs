@@ -42,6 +42,7 @@ mod moves;
 mod perft;
 mod play;
 mod probe;
+mod serve;
 mod show;
 mod solve;
 mod stats;
@@ -77,6 +78,7 @@ enum Command {
     Analyze(analyze::Args),
     Bench(bench::Args),
     Play(play::Args),
+    Serve(serve::Args),
 }
 
 /// Status of a program killed by SIGPIPE (128 + 13), as other tools end when their
@@ -141,6 +143,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Play(a) => play::run(&a),
+        Command::Serve(a) => serve::run(&a),
     };
     match result {
         Ok(()) => {

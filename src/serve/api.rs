@@ -1,0 +1,565 @@
+//! The JSON API: a request names a position, the answer gives its value and every
+//! legal move with the value it leads to, best first.
+//!
+//! Everything here is synchronous and bounded: the position and its moves are parsed
+//! by the engine's notation, values come from the solver's `analyze` and `search`
+//! (tablebase values where the tables cover a position, else a search cut at the
+//! request's time limit, labelled an estimate). The HTTP layer (`super::http`) runs
+//! it on a bounded pool of worker threads.
+
+use morris_engine::{notation, Color, EndReason, Game, GameEnd, Outcome, Position, Variant};
+use morris_solver::{analyze, Limits, MoveAnalysis, Provenance, SearchResult, Searcher, Verdict};
+use morris_tablebase::{Tablebase, Wdl};
+use serde_json::{json, Value as Json};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a request asks: the position and how long a search may take.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Query {
+    /// `standard` or `no-flying`.
+    pub variant: Option<String>,
+    /// A position string, ours or Sanmill's.
+    pub fen: Option<String>,
+    /// Moves played from the position (or from the start).
+    pub moves: Option<String>,
+    /// Seconds a search may take where tables are missing.
+    pub time: Option<String>,
+}
+
+/// The names a query may use, as in the URL of the page.
+const FIELDS: [&str; 4] = ["variant", "fen", "moves", "time"];
+
+impl Query {
+    /// Set one field from its name, refusing an unknown name or a repeated one.
+    ///
+    /// # Errors
+    /// 400 naming the parameter.
+    pub fn set(&mut self, name: &str, value: String) -> Result<(), ApiError> {
+        let slot = match name {
+            "variant" => &mut self.variant,
+            "fen" => &mut self.fen,
+            "moves" => &mut self.moves,
+            "time" => &mut self.time,
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "unknown parameter '{}' (expected {})",
+                    shorten(name),
+                    FIELDS.join(", ")
+                )))
+            }
+        };
+        if slot.is_some() {
+            return Err(ApiError::bad(format!("parameter '{name}' is given twice")));
+        }
+        *slot = Some(value);
+        Ok(())
+    }
+
+    /// A query from the query string of a URL (`fen=...&moves=...`).
+    ///
+    /// # Errors
+    /// 400 naming an unknown or repeated parameter.
+    pub fn from_url(query: &str) -> Result<Query, ApiError> {
+        let mut q = Query::default();
+        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+            q.set(&name, value.into_owned())?;
+        }
+        Ok(q)
+    }
+
+    /// A query from a JSON object of strings (`time` may be a number).
+    ///
+    /// # Errors
+    /// 400 for text that is not such an object, naming the bad field.
+    pub fn from_json(body: &[u8]) -> Result<Query, ApiError> {
+        let doc: Json = serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad(format!("body: not JSON: {e}")))?;
+        let Json::Object(fields) = doc else {
+            return Err(ApiError::bad(
+                "body: expected a JSON object such as {\"fen\": \"...\", \"moves\": \"d6 d2\"}",
+            ));
+        };
+        let mut q = Query::default();
+        for (name, value) in fields {
+            let text = match value {
+                Json::String(s) => s,
+                Json::Number(n) if name == "time" => n.to_string(),
+                other => {
+                    return Err(ApiError::bad(format!(
+                        "'{}' must be a string{}, not {}",
+                        shorten(&name),
+                        if name == "time" { " or a number" } else { "" },
+                        kind(&other)
+                    )))
+                }
+            };
+            q.set(&name, text)?;
+        }
+        Ok(q)
+    }
+}
+
+fn kind(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+/// At most 40 characters of user text in a message.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// A failed request: the HTTP status and a message for the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// 400 for a bad request, 500 for a damaged table, 503 when busy.
+    pub status: u16,
+    /// What was wrong, naming the bad part (parameter, token or file).
+    pub message: String,
+}
+
+impl ApiError {
+    /// A bad request.
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            message: message.into(),
+        }
+    }
+
+    /// A failure of the server's own data (a damaged table).
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 500,
+            message: message.into(),
+        }
+    }
+}
+
+/// What every request shares: where the tables are, opened on first use, and the
+/// server's limits.
+pub struct Context {
+    open: Box<dyn Fn() -> Result<Tablebase, morris_tablebase::FileError> + Send + Sync>,
+    tables: Mutex<Option<Arc<Tablebase>>>,
+    /// Search time of a request that names none.
+    pub default_time: Duration,
+    /// The most search time a request may ask.
+    pub max_time: Duration,
+    /// Transposition table of each request's searcher, in MiB.
+    pub hash_mb: usize,
+}
+
+impl Context {
+    /// A context whose tables `open` opens on first use.
+    pub fn new(
+        open: impl Fn() -> Result<Tablebase, morris_tablebase::FileError> + Send + Sync + 'static,
+        default_time: Duration,
+        max_time: Duration,
+        hash_mb: usize,
+    ) -> Context {
+        Context {
+            open: Box::new(open),
+            tables: Mutex::new(None),
+            default_time,
+            max_time,
+            hash_mb,
+        }
+    }
+
+    /// The tables, opened now if this is the first use. A failure is not kept: the
+    /// next request tries again, so a repaired file is picked up without a restart.
+    fn tables(&self) -> Result<Arc<Tablebase>, ApiError> {
+        // A worker that panicked while holding the lock left at worst `None` behind.
+        let mut slot = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(tb) = slot.as_ref() {
+            return Ok(Arc::clone(tb));
+        }
+        let tb = Arc::new((self.open)().map_err(|e| ApiError::internal(e.to_string()))?);
+        *slot = Some(Arc::clone(&tb));
+        Ok(tb)
+    }
+}
+
+/// The game a query names, and its variant.
+///
+/// # Errors
+/// 400 naming the parameter and the bad token.
+pub fn game(q: &Query) -> Result<Game, ApiError> {
+    let variant = match q.variant.as_deref() {
+        None | Some("") => Variant::Standard,
+        Some(v) => v.parse::<Variant>().map_err(|_| {
+            ApiError::bad(format!(
+                "variant: unknown variant '{}' (expected standard or no-flying)",
+                shorten(v)
+            ))
+        })?,
+    };
+    let start = match q.fen.as_deref().map(str::trim) {
+        None | Some("") => Position::start(variant),
+        Some(fen) => notation::parse_position(fen, variant)
+            .map_err(|e| ApiError::bad(format!("fen: {e}")))?,
+    };
+    notation::parse_game(&start, q.moves.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::bad(format!("moves: {e}")))
+}
+
+/// The search time a query asks, within the server's limit.
+///
+/// # Errors
+/// 400 for a time that is not a positive number up to the limit.
+pub fn time_limit(q: &Query, ctx: &Context) -> Result<Duration, ApiError> {
+    let Some(text) = q.time.as_deref() else {
+        return Ok(ctx.default_time);
+    };
+    let max = ctx.max_time.as_secs_f64();
+    match text.trim().parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= max => Ok(Duration::from_secs_f64(t)),
+        _ => Err(ApiError::bad(format!(
+            "time: '{}' is not a number of seconds above 0 and at most {max}",
+            shorten(text)
+        ))),
+    }
+}
+
+/// The answer to a query: the position, its value and every move, best first.
+///
+/// # Errors
+/// 400 for a bad query, 500 naming the file when a table is damaged.
+pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
+    let game = game(q)?;
+    let time = time_limit(q, ctx)?;
+    let clock = Instant::now();
+    let pos = *game.position();
+    let mut doc = describe(&pos);
+    doc["played"] = game.moves().iter().map(ToString::to_string).collect();
+    if let Some(end) = game.end() {
+        doc["game_over"] = game_over(end);
+        doc["value"] = value_json(Some(end_verdict(&pos, end)), 0, Provenance::Terminal);
+        doc["moves"] = json!([]);
+        doc["line"] = json!([]);
+        return Ok(doc);
+    }
+    let tables = ctx.tables()?;
+    let mut searcher =
+        Searcher::new(Some(&tables), ctx.hash_mb).map_err(|e| ApiError::internal(e.to_string()))?;
+    // Each search (every move's, then the position's) gets an equal share of the time,
+    // so the request as a whole stays within it.
+    let searches = pos.legal_moves().len() as u32 + 1;
+    let limits = Limits {
+        time: Some(time / searches),
+        ..Limits::default()
+    };
+    let history = history(&game);
+    let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
+    let moves = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
+    let root = searcher.search(&pos, limits, &history).map_err(failed)?;
+    let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
+    doc["value"] = value_json(root.value, root.score, root.provenance);
+    doc["line"] = root.pv.iter().map(ToString::to_string).collect();
+    doc["moves"] = moves.iter().map(|a| move_json(&pos, a)).collect();
+    doc["search"] = json!({
+        "time_limit_s": time.as_secs_f64(),
+        "time_ms": clock.elapsed().as_millis() as u64,
+        "nodes": nodes,
+    });
+    Ok(doc)
+}
+
+/// The full-state hashes of a game's positions before its current one.
+fn history(game: &Game) -> Vec<u64> {
+    let positions = game.positions();
+    positions[..positions.len() - 1]
+        .iter()
+        .map(Position::hash)
+        .collect()
+}
+
+/// The position itself: both strings, side to move, pieces and hands.
+fn describe(pos: &Position) -> Json {
+    let setup = pos.to_setup();
+    let side = |c: Color| {
+        let phase = if pos.hand(c) > 0 {
+            "placing"
+        } else if pos.variant().flying() && pos.pieces(c).count() == 3 {
+            "flying"
+        } else {
+            "sliding"
+        };
+        json!({
+            "board": pos.pieces(c).map(|p| p.to_string()).collect::<Vec<_>>(),
+            "hand": pos.hand(c),
+            "phase": phase,
+        })
+    };
+    json!({
+        "position": pos.to_string(),
+        "sanmill": notation::setup_to_sanmill(&setup),
+        "variant": pos.variant().name(),
+        "side_to_move": pos.side_to_move().name(),
+        "white": side(Color::White),
+        "black": side(Color::Black),
+        "game_over": null,
+        "perspective": "\"value\" is for the side to move in this position; each move's \"value\" is for the side to move in the position it leads to (the opponent), as in chess tablebase explorers, and its \"result\" is for the player who makes it",
+    })
+}
+
+fn game_over(end: GameEnd) -> Json {
+    let (winner, reason) = match (end.outcome, end.reason) {
+        (_, EndReason::Threefold) | (Outcome::Draw, _) => (None, "threefold"),
+        (Outcome::Win(c), EndReason::TwoPieces) => (Some(c.name()), "two-pieces"),
+        (Outcome::Win(c), EndReason::Blocked) => (Some(c.name()), "blocked"),
+    };
+    json!({ "winner": winner, "reason": reason, "message": end.to_string() })
+}
+
+/// The value of a finished game for its side to move: the game is over, 0 plies to go.
+fn end_verdict(pos: &Position, end: GameEnd) -> Verdict {
+    match end.outcome {
+        Outcome::Win(c) if c == pos.side_to_move() => Verdict {
+            wdl: Wdl::Win,
+            dtm: Some(0),
+        },
+        Outcome::Win(_) => Verdict {
+            wdl: Wdl::Loss,
+            dtm: Some(0),
+        },
+        Outcome::Draw => Verdict::DRAW,
+    }
+}
+
+fn wdl_name(w: Wdl) -> &'static str {
+    match w {
+        Wdl::Win => "win",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss",
+    }
+}
+
+/// A value for its side to move, with how it was obtained; without an exact value,
+/// the search's score, labelled an estimate.
+fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> Json {
+    let exact = provenance.is_exact();
+    match value {
+        Some(v) => json!({
+            "wdl": wdl_name(v.wdl), "dtm": v.dtm, "exact": exact, "estimate": false,
+            "obtained": provenance.name(),
+        }),
+        None => json!({
+            "wdl": null, "dtm": null, "exact": false, "estimate": true,
+            "obtained": provenance.name(), "score": score,
+        }),
+    }
+}
+
+/// One move: its notation and parts, the position it leads to with that position's
+/// value, and the result for the player who makes it.
+fn move_json(pos: &Position, a: &MoveAnalysis) -> Json {
+    let child = pos.play_unchecked(a.mv);
+    json!({
+        "move": a.mv.to_string(),
+        "from": a.mv.from().map(|p| p.to_string()),
+        "to": a.mv.to().to_string(),
+        "capture": a.mv.capture().map(|p| p.to_string()),
+        "position": child.to_string(),
+        "value": value_json(a.result.value, a.result.score, a.result.provenance),
+        "result": result_for_mover(&a.result),
+    })
+}
+
+/// The result for the player who makes a move: the opposite of the value of the
+/// position it leads to, one ply further from the end.
+fn result_for_mover(r: &SearchResult) -> Json {
+    match r.value {
+        Some(v) => {
+            let wdl = match v.wdl {
+                Wdl::Win => Wdl::Loss,
+                Wdl::Loss => Wdl::Win,
+                Wdl::Draw => Wdl::Draw,
+            };
+            let dtm = match wdl {
+                Wdl::Draw => None,
+                _ => v.dtm.map(|d| d + 1),
+            };
+            json!({ "wdl": wdl_name(wdl), "dtm": dtm, "exact": r.provenance.is_exact() })
+        }
+        None => json!({ "wdl": null, "dtm": null, "exact": false, "score": -r.score }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context {
+        Context::new(
+            || Ok(Tablebase::default()),
+            Duration::from_millis(200),
+            Duration::from_secs(2),
+            1,
+        )
+    }
+
+    fn query(fen: Option<&str>, moves: Option<&str>) -> Query {
+        Query {
+            fen: fen.map(str::to_string),
+            moves: moves.map(str::to_string),
+            ..Query::default()
+        }
+    }
+
+    #[test]
+    fn url_queries_decode_and_refuse_unknown_or_repeated_names() {
+        let q = Query::from_url("variant=no-flying&fen=W..%2F...&moves=d6+d2").unwrap();
+        assert_eq!(q.variant.as_deref(), Some("no-flying"));
+        assert_eq!(q.fen.as_deref(), Some("W../..."));
+        assert_eq!(q.moves.as_deref(), Some("d6 d2"));
+        let e = Query::from_url("fen=x&depth=3").unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(e.message.contains("'depth'"), "{}", e.message);
+        let e = Query::from_url("moves=d6&moves=d2").unwrap_err();
+        assert!(
+            e.message.contains("'moves' is given twice"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn json_queries_take_strings_and_a_numeric_time() {
+        let q = Query::from_json(br#"{"moves": "d6", "time": 0.5}"#).unwrap();
+        assert_eq!(q.time.as_deref(), Some("0.5"));
+        for (body, part) in [
+            (&b"[1]"[..], "body"),
+            (b"{\"fen\": 3}", "'fen'"),
+            (b"{\"moves\": ", "body"),
+            (b"{\"nope\": \"x\"}", "'nope'"),
+        ] {
+            let e = Query::from_json(body).unwrap_err();
+            assert_eq!(e.status, 400);
+            assert!(e.message.contains(part), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn bad_parts_are_named() {
+        let ctx = ctx();
+        let cases = [
+            (query(Some("xyz"), None), "fen:"),
+            (query(None, Some("d6 d6")), "moves: move 2 'd6'"),
+            (query(None, Some("d6 q9")), "'q9'"),
+            (
+                Query {
+                    variant: Some("chess".into()),
+                    ..Query::default()
+                },
+                "variant: unknown variant 'chess'",
+            ),
+            (
+                Query {
+                    time: Some("-1".into()),
+                    ..Query::default()
+                },
+                "time: '-1'",
+            ),
+            (
+                Query {
+                    time: Some("3".into()),
+                    ..Query::default()
+                },
+                "at most 2",
+            ),
+        ];
+        for (q, part) in cases {
+            let e = answer(&q, &ctx).unwrap_err();
+            assert_eq!(e.status, 400, "{q:?}");
+            assert!(e.message.contains(part), "{q:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn without_tables_the_start_is_an_estimate_with_every_placement() {
+        let doc = answer(&query(None, None), &ctx()).unwrap();
+        assert_eq!(doc["position"], ".../.../.../....../.../.../... w 9 9");
+        assert_eq!(doc["side_to_move"], "white");
+        assert_eq!(doc["value"]["estimate"], true);
+        assert_eq!(doc["value"]["obtained"], "depth-limited estimate");
+        let moves = doc["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), 24);
+        assert!(moves
+            .iter()
+            .all(|m| m["from"].is_null() && m["capture"].is_null()));
+    }
+
+    #[test]
+    fn a_mate_in_one_is_proven_and_listed_first() {
+        // White to move closes the top line, takes a black piece and wins.
+        let doc = answer(
+            &query(Some("WW./.../.../.....W/.../.../BBB w 0 0"), None),
+            &ctx(),
+        )
+        .unwrap();
+        assert_eq!(doc["value"]["wdl"], "win");
+        assert_eq!(doc["value"]["dtm"], 1);
+        assert_eq!(doc["value"]["exact"], true);
+        let best = &doc["moves"][0];
+        assert!(
+            best["move"].as_str().unwrap().starts_with("g4-g7x"),
+            "{best}"
+        );
+        assert_eq!(best["result"]["wdl"], "win");
+        assert_eq!(best["result"]["dtm"], 1);
+        assert_eq!(best["value"]["wdl"], "loss");
+        assert_eq!(best["value"]["dtm"], 0);
+        assert_eq!(best["value"]["obtained"], "terminal");
+    }
+
+    #[test]
+    fn a_finished_game_says_why_and_has_no_moves() {
+        let doc = answer(
+            &query(Some("WWW/.../.../....../.../.../BB. b 0 0"), None),
+            &ctx(),
+        );
+        let doc = doc.unwrap();
+        assert_eq!(doc["game_over"]["winner"], "white");
+        assert_eq!(doc["game_over"]["reason"], "two-pieces");
+        assert_eq!(doc["value"]["wdl"], "loss");
+        assert_eq!(doc["moves"], json!([]));
+    }
+
+    #[test]
+    fn a_threefold_repetition_ends_the_game() {
+        let fen = "WB./W../.../.....W/.../.../BB. w 0 0";
+        let shuffle = "g4-g7 d1-g1 g7-g4 g1-d1 g4-g7 d1-g1 g7-g4 g1-d1";
+        let doc = answer(&query(Some(fen), Some(shuffle)), &ctx()).unwrap();
+        assert_eq!(doc["game_over"]["reason"], "threefold");
+        assert_eq!(doc["value"]["wdl"], "draw");
+    }
+
+    #[test]
+    fn a_table_that_cannot_be_opened_fails_the_request_with_its_message() {
+        let ctx = Context::new(
+            || {
+                Err(morris_tablebase::FileError {
+                    path: "tb/standard-3-3.tb".into(),
+                    problem: std::io::Error::other("bad magic").into(),
+                })
+            },
+            Duration::from_millis(100),
+            Duration::from_secs(1),
+            1,
+        );
+        let e = answer(&query(None, None), &ctx).unwrap_err();
+        assert_eq!(e.status, 500);
+        assert!(e.message.contains("standard-3-3.tb"), "{}", e.message);
+    }
+}

@@ -1,0 +1,295 @@
+//! The JSON API of `morris serve`, over HTTP: answers checked against the tablebase
+//! crate and `morris analyze --json`, bad requests refused with 400 naming the bad
+//! part, a damaged table named in a 500, and hostile clients (slow, huge, malformed)
+//! neither crashing the server nor keeping it from answering others.
+
+mod serve_util;
+
+use morris_engine::{notation, Variant};
+use morris_tablebase::Tablebase;
+use serde_json::Value as Json;
+use serve_util::{api, enc, exchange, Server, START4};
+use std::io::Write;
+use std::net::TcpStream;
+use std::process::Command;
+
+/// Games of the four-piece game: placements, a capture while placing, slides, a
+/// flight and a capture by a slide that ends the game.
+const GAMES: [&str; 5] = [
+    "",
+    "a7 b6 d7 f6",
+    "a7 b6 d7 f6 g7xb6",
+    "a7 b6 d7 f6 g7xb6 d2 a1 f2 a1-a4 d2-b2",
+    "a7 b6 d7 f6 g7xb6 d2 a1 f2 a1-a4 d2-b2 g7-g4 b2-d2",
+];
+
+fn analyze_json(dir: &std::path::Path, fen: &str, moves: &str) -> Json {
+    let out = Command::new(serve_util::BIN)
+        .args(["analyze", "--json", "--fen", fen, "--moves", moves, "--tb"])
+        .arg(dir)
+        .output()
+        .expect("morris analyze runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// `(wdl, dtm)` of a value object, for comparison.
+fn wd(v: &Json) -> (Json, Json) {
+    (v["wdl"].clone(), v["dtm"].clone())
+}
+
+#[test]
+fn answers_agree_with_the_tablebase_and_with_analyze() {
+    let dir = serve_util::tables4();
+    let server = Server::start(dir, &[]);
+    let tb = Tablebase::open(dir).expect("tables open");
+    let start = notation::parse_position(START4, Variant::Standard).expect("a position");
+    for moves in GAMES {
+        let doc = server.json(&api(START4, moves));
+        let game = notation::parse_game(&start, moves).expect("a game");
+        let pos = *game.position();
+        assert_eq!(doc["position"], pos.to_string());
+        assert_eq!(doc["variant"], "standard");
+        assert_eq!(doc["side_to_move"], pos.side_to_move().name());
+        assert_eq!(doc["game_over"], Json::Null);
+        // The position's value is the table's.
+        let value = tb.probe(&pos).expect("readable").expect("covered");
+        assert_eq!(doc["value"]["obtained"], "tablebase");
+        assert_eq!(doc["value"]["exact"], true);
+        assert_eq!(
+            wd(&doc["value"]),
+            (
+                Json::from(match value.wdl() {
+                    morris_tablebase::Wdl::Win => "win",
+                    morris_tablebase::Wdl::Draw => "draw",
+                    morris_tablebase::Wdl::Loss => "loss",
+                }),
+                Json::from(value.dtm())
+            ),
+            "{moves}"
+        );
+        // Every legal move, once, each with the position it leads to.
+        let listed = doc["moves"].as_array().expect("moves");
+        assert_eq!(listed.len(), pos.legal_moves().len(), "{moves}");
+        for m in listed {
+            let mv = notation::parse_move(m["move"].as_str().expect("a move")).expect("notation");
+            let child = pos.play(mv).expect("legal");
+            assert_eq!(m["position"], child.to_string());
+            assert_eq!(m["to"], mv.to().to_string());
+            assert_eq!(m["from"], Json::from(mv.from().map(|p| p.to_string())));
+            assert_eq!(
+                m["capture"],
+                Json::from(mv.capture().map(|p| p.to_string()))
+            );
+        }
+        // The same moves, order and values as `morris analyze --json`.
+        let cli = analyze_json(dir, START4, moves);
+        assert_eq!(wd(&doc["value"]), wd(&cli["value"]), "{moves}");
+        let ours: Vec<_> = listed
+            .iter()
+            .map(|m| (m["move"].clone(), wd(&m["value"])))
+            .collect();
+        let theirs: Vec<_> = cli["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| (m["move"].clone(), wd(m)))
+            .collect();
+        assert_eq!(ours, theirs, "{moves}");
+    }
+}
+
+#[test]
+fn a_winning_capture_is_first_and_ends_the_game() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let doc = server.json(&api(START4, GAMES[4]));
+    assert_eq!(doc["value"]["wdl"], "win");
+    assert_eq!(doc["value"]["dtm"], 1);
+    let best = &doc["moves"][0];
+    assert!(
+        best["move"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("g4-g7x")),
+        "{best}"
+    );
+    assert_eq!(best["result"]["wdl"], "win");
+    assert_eq!(best["result"]["dtm"], 1);
+    assert_eq!(best["value"]["wdl"], "loss");
+    assert_eq!(best["value"]["obtained"], "terminal");
+    let after = format!("{} {}", GAMES[4], best["move"].as_str().unwrap_or_default());
+    let end = server.json(&api(START4, &after));
+    assert_eq!(end["game_over"]["winner"], "white");
+    assert_eq!(end["game_over"]["reason"], "two-pieces");
+    assert_eq!(end["moves"], Json::Array(Vec::new()));
+    // POST answers as GET does; a Sanmill string names the same position.
+    let body = serde_json::json!({ "fen": START4, "moves": GAMES[4] }).to_string();
+    let (status, text) = server.post("/api/position", body.as_bytes());
+    assert_eq!(status, 200, "{text}");
+    let posted: Json = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(posted["moves"], doc["moves"]);
+    let sanmill = doc["sanmill"].as_str().expect("sanmill string");
+    let same = server.json(&format!("/api/position?fen={}", enc(sanmill)));
+    assert_eq!(same["position"], doc["position"]);
+    assert_eq!(same["moves"], doc["moves"]);
+}
+
+#[test]
+fn without_tables_the_answer_is_a_labelled_estimate() {
+    let empty = tempfile::tempdir().expect("a temporary directory");
+    let server = Server::start(empty.path(), &["--max-time", "2"]);
+    let doc = server.json("/api/position?moves=d6+d2&time=0.5");
+    assert_eq!(doc["value"]["estimate"], true);
+    assert_eq!(doc["value"]["exact"], false);
+    assert_eq!(doc["value"]["obtained"], "depth-limited estimate");
+    assert!(doc["value"]["score"].is_i64());
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(22));
+    assert!(doc["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .all(|m| m["value"]["estimate"] == true));
+    let (status, body) = server.get("/api/position?time=3");
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("time: '3'") && body.contains("at most 2"),
+        "{body}"
+    );
+}
+
+#[test]
+fn bad_requests_get_400_naming_the_bad_part() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let cases: [(&str, u16, &str); 9] = [
+        ("/api/position?fen=WWW", 400, "fen: bad position string"),
+        (
+            "/api/position?moves=d6+d6",
+            400,
+            "moves: move 2 'd6' is illegal",
+        ),
+        ("/api/position?moves=d6+z9", 400, "'z9'"),
+        (
+            "/api/position?variant=checkers",
+            400,
+            "variant: unknown variant 'checkers'",
+        ),
+        ("/api/position?depth=9", 400, "unknown parameter 'depth'"),
+        ("/api/position?time=abc", 400, "time: 'abc'"),
+        (
+            "/api/position?moves=d6&moves=d2",
+            400,
+            "'moves' is given twice",
+        ),
+        ("/api/nothing", 404, "no such page '/api/nothing'"),
+        ("/api/position?fen=%FF%FE", 400, "fen:"),
+    ];
+    for (path, status, part) in cases {
+        let (got, body) = server.get(path);
+        assert_eq!(got, status, "{path}: {body}");
+        let doc: Json = serde_json::from_str(&body).expect("a JSON error");
+        let message = doc["error"].as_str().expect("an error message");
+        assert!(message.contains(part), "{path}: {message}");
+    }
+    for (body, part) in [
+        (&b"{\"fen\": 7}"[..], "'fen' must be a string"),
+        (b"not json", "body: not JSON"),
+        (b"[]", "body: expected a JSON object"),
+    ] {
+        let (got, text) = server.post("/api/position", body);
+        assert_eq!(got, 400, "{text}");
+        assert!(text.contains(part), "{text}");
+    }
+    let (got, text) = server.post("/api/position", &vec![b' '; 100_000]);
+    assert_eq!(got, 413, "{text}");
+    assert!(text.contains("body: more than"), "{text}");
+    let (got, text) = server.get(&format!("/api/position?moves={}", "d6+".repeat(4000)));
+    assert_eq!(got, 414, "{text}");
+    let (got, text) = server.post("/", b"{}");
+    assert_eq!(got, 405, "{text}");
+    // The page and its assets are there.
+    for (path, part) in [
+        ("/", "<svg id=\"board\""),
+        ("/app.js", "/api/position"),
+        ("/style.css", "#board"),
+    ] {
+        let (got, text) = server.get(path);
+        assert_eq!(got, 200, "{path}");
+        assert!(text.contains(part), "{path}");
+    }
+}
+
+#[test]
+fn a_damaged_table_fails_its_requests_naming_the_file() {
+    let copy = serve_util::copy_of_tables4();
+    // The movement sector of four against three, where the games' last positions lie.
+    let damaged = copy.path().join("standard-4-3.tb");
+    let mut bytes = std::fs::read(&damaged).expect("the sector's file");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    std::fs::write(&damaged, bytes).expect("damaged");
+    let server = Server::start(copy.path(), &[]);
+    let (status, body) = server.get(&api(START4, GAMES[3]));
+    assert_eq!(status, 500, "{body}");
+    assert!(body.contains("standard-4-3.tb"), "{body}");
+    // Positions that never read it are answered as before.
+    let doc = server.json(&api(START4, "a7"));
+    assert_eq!(doc["value"]["obtained"], "tablebase");
+}
+
+#[test]
+fn hostile_clients_neither_crash_the_server_nor_block_others() {
+    let mut server = Server::start(serve_util::tables4(), &["--workers", "2"]);
+    // Slow clients: heads that never end.
+    let slow: Vec<TcpStream> = (0..64)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr).expect("connects");
+            s.write_all(b"GET /api/position?moves=d6 HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                .expect("written");
+            s
+        })
+        .collect();
+    // A head far beyond the limit, garbage, a truncated body, a bad length, HTTP/2.
+    let huge = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(1 << 20)
+    );
+    let (status, _) = exchange(server.addr, huge.as_bytes());
+    assert!(status == 431 || status == 0, "huge head answered {status}");
+    for garbage in [
+        &b"\x00\xff\x13garbage\r\n\r\n"[..],
+        b"GET\r\n\r\n",
+        b"POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{\"a\"",
+        b"POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    ] {
+        let _ = std::thread::spawn({
+            let addr = server.addr;
+            let garbage = garbage.to_vec();
+            move || exchange(addr, &garbage)
+        });
+    }
+    // Meanwhile others are answered, many at once.
+    let addr = server.addr;
+    let clients: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let path = api(START4, GAMES[i % GAMES.len()]);
+                let request =
+                    format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                (0..5)
+                    .map(|_| exchange(addr, request.as_bytes()).0)
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for c in clients {
+        assert_eq!(c.join().expect("a client"), vec![200; 5]);
+    }
+    assert!(server.alive(), "the server died");
+    drop(slow);
+    assert_eq!(server.get(&api(START4, "")).0, 200);
+    assert!(server.alive(), "the server died");
+}
