@@ -76,29 +76,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         by_placements(&rows);
         return Ok(());
     }
-    outln!(
-        "{:<10} {:>9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
-        "variant",
-        "sector",
-        "positions",
-        "wins",
-        "draws",
-        "losses",
-        "max win",
-        "max loss"
-    );
+    outln!("{:<10} {:>9} {COUNTS_HEAD}", "variant", "sector");
     let line = |name: &str, sector: &str, st: &SectorStats| {
-        outln!(
-            "{:<10} {:>9} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
-            name,
-            sector,
-            st.positions,
-            st.wins,
-            st.draws,
-            st.losses,
-            st.longest_win,
-            st.longest_loss
-        );
+        outln!("{name:<10} {sector:>9} {}", counts(st));
     };
     for variant in morris_engine::Variant::ALL {
         let mut total = SectorStats::default();
@@ -129,20 +109,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The headings of the columns [`counts`] prints.
+const COUNTS_HEAD: &str =
+    "    positions          wins         draws        losses  max win max loss";
+
+/// A sector's (or a sum's) counts and longest distances, in columns.
+fn counts(st: &SectorStats) -> String {
+    format!(
+        "{:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        st.positions, st.wins, st.draws, st.losses, st.longest_win, st.longest_loss
+    )
+}
+
 /// Per variant, the placement sectors summed by pieces in hand (both sides).
 fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
     outln!(
-        "{:<10} {:>7} {:>7} {:>8} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+        "{:<10} {:>7} {:>7} {:>8} {COUNTS_HEAD}",
         "variant",
         "in hand",
         "placed",
-        "sectors",
-        "positions",
-        "wins",
-        "draws",
-        "losses",
-        "max win",
-        "max loss"
+        "sectors"
     );
     for variant in morris_engine::Variant::ALL {
         let mut sums: std::collections::BTreeMap<u8, (u32, SectorStats)> = Default::default();
@@ -158,17 +144,10 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
         }
         for (in_hand, (sectors, st)) in sums.iter().rev() {
             outln!(
-                "{:<10} {:>7} {:>7} {:>8} {:>13} {:>13} {:>13} {:>13} {:>8} {:>8}",
+                "{:<10} {in_hand:>7} {:>7} {sectors:>8} {}",
                 variant.name(),
-                in_hand,
                 (2 * pieces).saturating_sub(*in_hand),
-                sectors,
-                st.positions,
-                st.wins,
-                st.draws,
-                st.losses,
-                st.longest_win,
-                st.longest_loss
+                counts(st)
             );
         }
     }

@@ -153,19 +153,7 @@ impl NaiveSolver<'_> {
 
 /// The position of a placement sector's entry in the colours a game gives it.
 fn game_position(variant: Variant, s: PlacementSector, us: Bitboard, them: Bitboard) -> Position {
-    let setup = if s.white_to_move() {
-        Setup {
-            pieces: [us, them],
-            hand: [s.us_hand, s.them_hand],
-            side_to_move: Color::White,
-        }
-    } else {
-        Setup {
-            pieces: [them, us],
-            hand: [s.them_hand, s.us_hand],
-            side_to_move: Color::Black,
-        }
-    };
+    let setup = s.game_setup(us, them);
     Position::from_setup(&setup, variant).expect("a sector entry is a valid position")
 }
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::Rng;
-use morris_engine::{Color, Position, Setup, Variant};
+use morris_engine::{Position, Variant};
 use morris_solver::{Limits, Provenance, Searcher};
 use morris_tablebase::{PlacementSector, SectorIndex, Tablebase};
 use std::path::Path;
@@ -15,19 +15,7 @@ use std::path::Path;
 /// gives it.
 fn position(variant: Variant, s: PlacementSector, i: u64) -> Position {
     let (us, them) = SectorIndex::get(usize::from(s.us), usize::from(s.them)).position(i);
-    let setup = if s.white_to_move() {
-        Setup {
-            pieces: [us, them],
-            hand: [s.us_hand, s.them_hand],
-            side_to_move: Color::White,
-        }
-    } else {
-        Setup {
-            pieces: [them, us],
-            hand: [s.them_hand, s.us_hand],
-            side_to_move: Color::Black,
-        }
-    };
+    let setup = s.game_setup(us, them);
     Position::from_setup(&setup, variant).expect("a sector entry is a position")
 }
 

@@ -798,11 +798,11 @@ impl SectorFile {
             .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
     }
 
-    /// The file's bytes after the header, and what its first use established.
-    fn body(&self) -> Result<(&[u8], &Checked), FileError> {
+    /// The file's payload (its codes), and what its first use established.
+    fn payload(&self) -> Result<(&[u8], &Checked), FileError> {
         let checked = self.checked.get_or_init(|| self.first_use());
-        match (checked, &self.payload) {
-            (Err(failure), _) => Err(FileError::new(&self.path, failure.problem())),
+        let (body, checked) = match (checked, &self.payload) {
+            (Err(failure), _) => return Err(FileError::new(&self.path, failure.problem())),
             (
                 Ok(
                     c @ Checked {
@@ -810,13 +810,17 @@ impl SectorFile {
                     },
                 ),
                 _,
-            ) => Ok((bytes, c)),
-            (Ok(c), Payload::Mapped(map)) => Ok((&map.bytes()[HEADER_LEN..], c)),
-            (Ok(_), Payload::Read(_)) => Err(FileError::new(
-                &self.path,
-                Problem::Io(io::Error::other("internal error: file never read")),
-            )),
-        }
+            ) => (&bytes[..], c),
+            (Ok(c), Payload::Mapped(map)) => (&map.bytes()[HEADER_LEN..], c),
+            (Ok(_), Payload::Read(_)) => {
+                return Err(FileError::new(
+                    &self.path,
+                    Problem::Io(io::Error::other("internal error: file never read")),
+                ))
+            }
+        };
+        // The length was checked at open: the block checksums follow the payload.
+        Ok((&body[..body.len() - 8 * checked.sums.len()], checked))
     }
 
     /// Read the file when it is not mapped, and check its block checksums against
@@ -875,8 +879,7 @@ impl SectorFile {
     /// # Errors
     /// A damaged or unreadable file, naming it and, for a damaged block, its entries.
     pub fn entries(&self) -> Result<&[u8], FileError> {
-        let (body, checked) = self.body()?;
-        let payload = &body[..body.len() - 8 * checked.sums.len()];
+        let (payload, checked) = self.payload()?;
         for b in 0..checked.sums.len() {
             self.check_block(payload, checked, b)?;
         }
@@ -913,7 +916,7 @@ impl SectorFile {
     /// A [`FileError`] naming the file: a damaged block, an index beyond the sector,
     /// or a value that the header rules out.
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
-        let (body, checked) = self.body()?;
+        let (payload, checked) = self.payload()?;
         let implausible = || {
             FileError::new(
                 &self.path,
@@ -927,7 +930,6 @@ impl SectorFile {
             .ok()
             .filter(|&i| (i as u64) < self.header.entries)
             .ok_or_else(implausible)?;
-        let payload = &body[..body.len() - 8 * checked.sums.len()];
         self.check_block(payload, checked, i / BLOCK)?;
         let v = decode_byte(payload[i]);
         if self.plausible(v) {

@@ -119,6 +119,24 @@ impl PlacementSector {
         self.us_hand == self.them_hand
     }
 
+    /// The setup of board `(us, them)` of this sector in the colours a game gives it:
+    /// White moves when the hands are equal, Black when it holds one more.
+    pub fn game_setup(self, us: Bitboard, them: Bitboard) -> Setup {
+        if self.white_to_move() {
+            Setup {
+                pieces: [us, them],
+                hand: [self.us_hand, self.them_hand],
+                side_to_move: Color::White,
+            }
+        } else {
+            Setup {
+                pieces: [them, us],
+                hand: [self.them_hand, self.us_hand],
+                side_to_move: Color::Black,
+            }
+        }
+    }
+
     /// Number of positions up to symmetry (entries of its table).
     pub fn size(self) -> u64 {
         orbit_count(usize::from(self.us), usize::from(self.them))

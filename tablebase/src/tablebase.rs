@@ -234,17 +234,7 @@ mod tests {
             let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
             for (i, &raw) in values.iter().enumerate() {
                 let (us, them) = index.position(i as u64);
-                // White moves when the hands are equal, Black when it holds one more.
-                let (side, pieces, hand) = if sector.white_to_move() {
-                    (Color::White, [us, them], [sector.us_hand, sector.them_hand])
-                } else {
-                    (Color::Black, [them, us], [sector.them_hand, sector.us_hand])
-                };
-                let setup = Setup {
-                    pieces,
-                    hand,
-                    side_to_move: side,
-                };
+                let setup = sector.game_setup(us, them);
                 let pos = Position::from_setup(&setup, variant).expect("a position");
                 assert_eq!(
                     tb.probe(&pos).expect("a good file"),
