@@ -288,13 +288,7 @@ fn history(game: &Game) -> Vec<u64> {
 fn describe(pos: &Position) -> Json {
     let setup = pos.to_setup();
     let side = |c: Color| {
-        let phase = if pos.hand(c) > 0 {
-            "placing"
-        } else if pos.variant().flying() && pos.pieces(c).count() == 3 {
-            "flying"
-        } else {
-            "sliding"
-        };
+        let phase = crate::show::phase(pos, c);
         json!({
             "board": pos.pieces(c).map(|p| p.to_string()).collect::<Vec<_>>(),
             "hand": pos.hand(c),
