@@ -451,8 +451,8 @@ fn a_file_size_limit_leaves_no_finished_looking_file() {
     check_failed_write(dir.path(), lines[0], "File too large (os error 27)");
 }
 
-/// A real full file system: a 1 MiB tmpfs in a private mount namespace, where
-/// everything is checked before the namespace vanishes. Mounting needs root (or
+/// A real full file system: a 512 KiB tmpfs (room for sector 3-3, not for 3-4) in a
+/// private mount namespace, where everything is checked before the namespace vanishes. Mounting needs root (or
 /// CAP_SYS_ADMIN) and `unshare`, which most machines do not grant a test; where the
 /// test is run, a refused mount is a failure, never a silent pass.
 #[cfg(target_os = "linux")]
@@ -462,7 +462,7 @@ fn a_file_size_limit_leaves_no_finished_looking_file() {
 fn a_full_tmpfs_leaves_no_finished_looking_file() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let script = r#"
-        mount -t tmpfs -o size=1m morris-full "$1" || exit 77
+        mount -t tmpfs -o size=512k morris-full "$1" || exit 77
         "$2" generate --sector 3-4 --threads 2 --tb "$1" >/dev/null 2>"$1.err"
         echo "generate=$?"
         echo "error=$(cat "$1.err")"
