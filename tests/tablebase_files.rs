@@ -452,9 +452,9 @@ fn a_file_size_limit_leaves_no_finished_looking_file() {
 }
 
 /// A real full file system: a 512 KiB tmpfs (room for sector 3-3, not for 3-4) in a
-/// private mount namespace, where everything is checked before the namespace vanishes. Mounting needs root (or
-/// CAP_SYS_ADMIN) and `unshare`, which most machines do not grant a test; where the
-/// test is run, a refused mount is a failure, never a silent pass.
+/// private mount namespace, where everything is checked before the namespace vanishes.
+/// Mounting needs root (or CAP_SYS_ADMIN) and `unshare`, which most machines do not
+/// grant a test; where the test is run, a refused mount is a failure, never a silent pass.
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "needs root and a private mount namespace (unshare --mount); run as root: \
