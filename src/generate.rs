@@ -5,6 +5,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::driver::{self, Reporter, SectorReport};
 use morris_tablebase::sector::SectorId;
+use morris_tablebase::placement::PlacementSector;
 use morris_tablebase::{Observer, Sector};
 use std::time::{Duration, Instant};
 
@@ -13,11 +14,12 @@ use std::time::{Duration, Instant};
 #[command(
     after_help = "Movement sectors are US-THEM: pieces of the side to move, then of the opponent, both hands empty.\n\
 Each is solved with its swapped sector (US-THEM with THEM-US), after the sectors its captures reach.\n\
-Placement sectors are US-THEM+USHAND-THEMHAND (pieces on the board, then in hand); --max-pieces N\n\
-generates every movement and placement sector of the game of N pieces a side, --sector only\n\
-movement sectors.\n\n\
+Placement sectors are US-THEM+USHAND-THEMHAND (pieces on the board, then in hand), each solved\n\
+after every sector its placements reach. --max-pieces N generates every movement and placement\n\
+sector of the game of N pieces a side.\n\n\
 Examples:\n  morris generate --max-pieces 4              # the whole game of 4 pieces a side, Standard\n  \
 morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
+morris generate --sector 6-5+1-1              # a placement sector and what it needs\n  \
 morris generate --variant no-flying --tb /data/tb --threads 2"
 )]
 pub struct Args {
@@ -29,9 +31,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(3..=9))]
     max_pieces: u8,
 
-    /// Only these sectors (and what they need), e.g. --sector 3-3 --sector 8-9.
-    #[arg(long, value_name = "US-THEM", conflicts_with = "max_pieces")]
-    sector: Vec<Sector>,
+    /// Only these sectors (and what they need), e.g. --sector 3-3 --sector 8-9 --sector 6-5+1-1.
+    #[arg(long, value_name = "SECTOR", conflicts_with = "max_pieces")]
+    sector: Vec<SectorId>,
 
     #[command(flatten)]
     tb: TbDir,
@@ -179,21 +181,20 @@ impl Reporter for Progress {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::tb::start_threads(args.threads)?;
     let whole_game = args.sector.is_empty();
-    let targets: Vec<Sector> = if whole_game {
-        Sector::all()
+    let (movement, placement): (Vec<Sector>, Vec<PlacementSector>) = if whole_game {
+        let movement = Sector::all()
             .into_iter()
             .filter(|s| s.us <= args.max_pieces && s.them <= args.max_pieces)
-            .collect()
+            .collect();
+        (movement, PlacementSector::all(args.max_pieces))
     } else {
-        args.sector.clone()
+        driver::plan_sectors(&args.sector)
     };
     let dir = args.tb.path();
-    let plan = driver::plan(&targets);
-    let (mut sectors, mut per_variant) = (plan.len(), driver::positions(&plan));
-    if whole_game {
-        sectors += morris_tablebase::PlacementSector::all(args.max_pieces).len();
-        per_variant += driver::placement_positions(args.max_pieces);
-    }
+    let plan = driver::plan(&movement);
+    let sectors = plan.len() + placement.len();
+    let per_variant =
+        driver::positions(&plan) + placement.iter().map(|p| p.size()).sum::<u64>();
     let total = per_variant * args.variant.list().len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(
@@ -207,7 +208,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         reports.extend(if whole_game {
             driver::generate_game_into(&dir, variant, args.max_pieces, &progress)?
         } else {
-            driver::generate_into(&dir, variant, &targets, &progress)?
+            driver::generate_into(&dir, variant, &args.sector, &progress)?
         });
     }
     progress.finish();

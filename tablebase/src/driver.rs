@@ -17,7 +17,7 @@ use crate::mmap::ValueCopy;
 use crate::placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
 use crate::sector::{Sector, SectorId};
 use crate::tablebase::table_names;
-use morris_engine::Variant;
+use morris_engine::{Variant, PIECES_PER_PLAYER};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -195,19 +195,62 @@ fn lock(dir: &Path) -> Result<std::fs::File, DriverError> {
     }
 }
 
-/// Generate `targets` (and what they need) for `variant` into `dir`.
+/// Generate `targets` (and what they need) for `variant` into `dir`: movement
+/// sectors with everything their captures reach, placement sectors with every sector
+/// their placements reach, placing phase and movement alike.
 ///
 /// # Errors
 /// [`DriverError`] when a file cannot be written or the analysis fails; finished
 /// files stay valid and a later run resumes from them.
-pub fn generate_into(
+pub fn generate_into<S: Into<SectorId> + Copy>(
     dir: &Path,
     variant: Variant,
-    targets: &[Sector],
+    targets: &[S],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
     let _lock = lock_dir(dir)?;
-    movement_into(dir, variant, targets, reporter)
+    let targets: Vec<SectorId> = targets.iter().map(|&t| t.into()).collect();
+    let (movement, placement) = plan_sectors(&targets);
+    let mut reports = movement_into(dir, variant, &movement, reporter)?;
+    reports.extend(placement_into(dir, variant, &placement, reporter)?);
+    Ok(reports)
+}
+
+/// Everything `targets` need, in generation order: the movement sectors (see
+/// [`plan`]), then the placement sectors (see [`placement_plan`]).
+pub fn plan_sectors(targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>) {
+    let (mut movement, mut placement) = (Vec::new(), Vec::new());
+    for &t in targets {
+        match t {
+            SectorId::Movement(m) => movement.push(m),
+            SectorId::Placement(p) => placement.push(p),
+        }
+    }
+    let placement = placement_plan(&placement);
+    movement.extend(placement.iter().flat_map(|p| p.successors()).filter_map(|s| match s {
+        SuccessorSector::Movement(m) => Some(m),
+        SuccessorSector::Placement(_) => None,
+    }));
+    (plan(&movement), placement)
+}
+
+/// The placement sectors needed for `targets` (their successors, and theirs), in
+/// solving order.
+pub fn placement_plan(targets: &[PlacementSector]) -> Vec<PlacementSector> {
+    let mut need: HashSet<PlacementSector> = HashSet::new();
+    let mut stack = targets.to_vec();
+    while let Some(p) = stack.pop() {
+        if need.insert(p) {
+            stack.extend(p.successors().into_iter().filter_map(|s| match s {
+                SuccessorSector::Placement(q) => Some(q),
+                SuccessorSector::Movement(_) => None,
+            }));
+        }
+    }
+    PlacementSector::all(PIECES_PER_PLAYER)
+        .into_iter()
+        .filter(|p| need.contains(p))
+        .collect()
 }
 
 /// Generate every sector of a game of `max_pieces` pieces a side (on the board and in
@@ -229,7 +272,8 @@ pub fn generate_game_into(
         .filter(|s| s.us <= max_pieces && s.them <= max_pieces)
         .collect();
     let mut reports = movement_into(dir, variant, &targets, reporter)?;
-    reports.extend(placement_into(dir, variant, max_pieces, reporter)?);
+    let placement = PlacementSector::all(max_pieces);
+    reports.extend(placement_into(dir, variant, &placement, reporter)?);
     Ok(reports)
 }
 
@@ -267,16 +311,16 @@ fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<Vec<u16>, F
     SectorFile::open(&path, variant, sector)?.values()
 }
 
-/// Generate the placement sectors of a game of `max_pieces` a side, whose movement
-/// sectors are finished in `dir`.
+/// Generate placement sectors `sectors`, given in solving order, whose movement
+/// successors are finished in `dir`.
 fn placement_into(
     dir: &Path,
     variant: Variant,
-    max_pieces: u8,
+    sectors: &[PlacementSector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
     let mut reports = Vec::new();
-    for sector in PlacementSector::all(max_pieces) {
+    for &sector in sectors {
         match Found::of(finished(dir, variant, sector)) {
             Found::Good(f) => {
                 let report = SectorReport {

@@ -438,6 +438,27 @@ impl UsSet<'_> {
     pub fn index(&self, them: Bitboard) -> u64 {
         self.locate(them).2
     }
+
+    /// Whether `us` is its block's canonical set itself: then the index of `(us,
+    /// them)` depends on `them` only through its colex rank among the points outside
+    /// `us` ([`UsSet::index_of_rank`]), which a caller can compute incrementally.
+    #[inline]
+    pub fn is_canonical(&self) -> bool {
+        self.symmetry == Symmetry::IDENTITY
+    }
+
+    /// The index of `(us, them)` from the colex rank of `them` among the points
+    /// outside `us`, in increasing order. Only meaningful where
+    /// [`UsSet::is_canonical`] holds (checked in debug builds).
+    #[inline]
+    pub fn index_of_rank(&self, them_rank: u64) -> u64 {
+        debug_assert!(self.is_canonical());
+        let sub = match self.index.tables(self.block) {
+            None => them_rank,
+            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
+        };
+        self.index.offsets[self.block] + sub
+    }
 }
 
 /// The next larger integer with as many set bits (Gosper's hack); 0 stays 0.

@@ -41,14 +41,16 @@
 //! ```
 
 use crate::generate::Observer;
-use crate::index::{orbit_count, SectorIndex};
-use crate::mmap::prefetch;
+use crate::combin::BINOM;
+use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, Value, Wdl};
 use morris_engine::{
-    Bitboard, Color, GameEnd, Outcome, Position, Setup, Variant, MAX_MOVES, PIECES_PER_PLAYER,
+    tables::closes_mill, Bitboard, Color, GameEnd, Move, Outcome, Position, Setup, Variant,
+    PIECES_PER_PLAYER, POINT_COUNT,
 };
 use rayon::prelude::*;
 use std::fmt;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -279,34 +281,6 @@ struct Target<'a> {
     values: &'a [u16],
 }
 
-/// Where the value of a successor comes from.
-#[derive(Clone, Copy, Debug)]
-enum Slot {
-    /// The game is over there: its value as the side to move sees it.
-    Known(Value),
-    /// Entry `i` of target `k` (0: no capture, 1: a capture).
-    Entry(usize, usize),
-}
-
-/// The successors of one position, located (and prefetched) but not yet read, so that
-/// one position's reads can wait while the next one's successors are located.
-struct Children {
-    /// The value of a position that is over already.
-    root: Option<Value>,
-    slots: [Slot; MAX_MOVES],
-    len: usize,
-}
-
-impl Default for Children {
-    fn default() -> Children {
-        Children {
-            root: None,
-            slots: [Slot::Known(Value::DRAW); MAX_MOVES],
-            len: 0,
-        }
-    }
-}
-
 /// The value of a finished game for `pos`'s side to move (DTM 0).
 fn ended(pos: &Position, end: GameEnd) -> Value {
     match end.outcome {
@@ -324,7 +298,18 @@ struct Solver<'a> {
     targets: [Option<Target<'a>>; 2],
 }
 
-impl Solver<'_> {
+/// The successors' side-to-move sets of the positions whose opponent has one set
+/// `them`, located in their targets once: a placement leaves `them` to move with
+/// its pieces intact, or with one captured.
+struct NextMovers<'s> {
+    /// `them` itself, in the target of placements that capture nothing.
+    quiet: Option<UsSet<'s>>,
+    /// `them` less the piece on each point, in the target of captures (built on
+    /// first use: most positions close no mill).
+    captured: [Option<UsSet<'s>>; POINT_COUNT],
+}
+
+impl<'a> Solver<'a> {
     /// The engine position of `(us, them)` in this sector, White to move.
     fn position(&self, us: Bitboard, them: Bitboard) -> Result<Position, PlacementError> {
         let setup = Setup {
@@ -340,106 +325,204 @@ impl Solver<'_> {
         })
     }
 
-    /// Locate the successors of `pos` into `out`, prefetching their entries.
-    fn locate(&self, pos: &Position, out: &mut Children) -> Result<(), PlacementError> {
-        out.len = 0;
-        out.root = pos.end().map(|end| ended(pos, end));
-        if out.root.is_some() {
-            return Ok(());
-        }
-        let moves = pos.legal_moves();
-        // Without a capture, the next side to move keeps its pieces: its set is
-        // located in the target index once for all those placements.
-        let quiet = self.targets[0]
-            .as_ref()
-            .map(|t| t.index.with_us(pos.them()));
-        for (slot, &m) in out.slots.iter_mut().zip(moves.iter()) {
-            let next = pos.play_unchecked(m);
-            *slot = if let Some(end) = next.end() {
-                Slot::Known(ended(&next, end))
-            } else {
-                let k = usize::from(m.capture().is_some());
-                let target = self.targets[k].as_ref().ok_or_else(|| {
-                    PlacementError::Inconsistent(format!(
-                        "a placement from sector {} reached a position of no sector",
-                        self.sector
-                    ))
-                })?;
-                let i = match (k, &quiet) {
-                    (0, Some(quiet)) => quiet.index(next.them()),
-                    _ => target.index.index(next.us(), next.them()),
-                } as usize;
-                prefetch(target.values, i);
-                Slot::Entry(k, i)
-            };
-        }
-        out.len = moves.len();
-        Ok(())
+    fn target(&self, k: usize) -> Result<&Target<'a>, PlacementError> {
+        self.targets[k].as_ref().ok_or_else(|| {
+            PlacementError::Inconsistent(format!(
+                "a placement from sector {} reached a position of no sector",
+                self.sector
+            ))
+        })
     }
 
-    /// The value of a position from its located successors.
-    fn value(&self, children: &Children) -> Result<Value, PlacementError> {
-        if let Some(v) = children.root {
-            return Ok(v);
+    fn next_movers(&self, them: Bitboard) -> NextMovers<'_> {
+        NextMovers {
+            quiet: self.targets[0].as_ref().map(|t| t.index.with_us(them)),
+            captured: [None; POINT_COUNT],
         }
-        // Distances in u32: a corrupt successor's value must not overflow.
-        let (mut best_win, mut worst_loss, mut draw) = (None::<u32>, 0u32, false);
-        for &slot in &children.slots[..children.len] {
-            let v = match slot {
-                Slot::Known(v) => v,
-                Slot::Entry(k, i) => self.read(k, i)?,
-            };
-            let d = v.dtm().map_or(0, u32::from);
-            match v.wdl() {
-                Wdl::Loss => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
-                Wdl::Draw => draw = true,
-                Wdl::Win => worst_loss = worst_loss.max(d + 1),
+    }
+
+    /// The value of position `(us, them)`, the opponent's set `them` the one
+    /// `movers` was made for, from the values of its successors.
+    fn solve<'s>(
+        &'s self,
+        us: Bitboard,
+        them: Bitboard,
+        movers: &mut NextMovers<'s>,
+    ) -> Result<Value, PlacementError> {
+        let quiet = match movers.quiet {
+            Some(q) if self.sector.them_hand > 0 && q.is_canonical() => q,
+            _ => return self.solve_generic(&self.position(us, them)?, movers),
+        };
+        // The fast way, for the sectors whose opponent still holds a piece: neither
+        // this position nor one after a placement that captures nothing can be over
+        // (everyone can place, and a side reduced to two by such a placement would
+        // have left no target), so those placements need no engine position: their
+        // successors are `(them, us + p)`, indexed in `them`'s block by the colex rank
+        // of `us + p` among the points outside `them`, computed for every `p` at once.
+        let mut best = Best::default();
+        let empty = Bitboard::FULL & !(us | them);
+        let closing = empty
+            .into_iter()
+            .filter(|p| closes_mill(us, p.index()))
+            .fold(Bitboard::EMPTY, |b, p| b | p.bit());
+        let quiet_points = if them.is_empty() {
+            // No piece to take: a closed mill captures nothing.
+            empty
+        } else {
+            // The placements that close a mill (with their captures), by the engine.
+            if !closing.is_empty() {
+                let pos = self.position(us, them)?;
+                for &m in pos.legal_moves().iter() {
+                    if closing.contains(m.to()) {
+                        best.add(self.successor(&pos, m, movers)?);
+                    }
+                }
+            }
+            empty & !closing
+        };
+        let target = self.target(0)?;
+        let outside = Bitboard::FULL & !them;
+        // Colex rank of `us + p` among the points outside `them`: the terms of our
+        // points below `p`, then `p`'s, then ours above `p`, each one place later.
+        let mut ours = [0usize; PIECES_PER_PLAYER as usize];
+        let mut n = 0;
+        let (mut below, mut above) = ([0u64; 10], [0u64; 10]);
+        for (q, p) in outside.into_iter().enumerate() {
+            if us.contains(p) {
+                ours[n] = q;
+                n += 1;
             }
         }
+        for j in 0..n {
+            below[j + 1] = below[j] + BINOM[ours[j]][j + 1];
+        }
+        for j in (0..n).rev() {
+            above[j] = above[j + 1] + BINOM[ours[j]][j + 2];
+        }
+        let mut j = 0;
+        for (q, p) in outside.into_iter().enumerate() {
+            if j < n && ours[j] == q {
+                j += 1;
+                continue;
+            }
+            if quiet_points.contains(p) {
+                let rank = below[j] + BINOM[q][j + 1] + above[j];
+                best.add(read(target, quiet.index_of_rank(rank) as usize)?);
+            }
+        }
+        best.value(self.sector)
+    }
+
+    /// The value of `pos` from its successors, each made by the engine.
+    fn solve_generic<'s>(
+        &'s self,
+        pos: &Position,
+        movers: &mut NextMovers<'s>,
+    ) -> Result<Value, PlacementError> {
+        if let Some(end) = pos.end() {
+            return Ok(ended(pos, end));
+        }
+        let mut best = Best::default();
+        for &m in pos.legal_moves().iter() {
+            best.add(self.successor(pos, m, movers)?);
+        }
+        best.value(self.sector)
+    }
+
+    /// The value of the position after move `m` of `pos`.
+    fn successor<'s>(
+        &'s self,
+        pos: &Position,
+        m: Move,
+        movers: &mut NextMovers<'s>,
+    ) -> Result<Value, PlacementError> {
+        let next = pos.play_unchecked(m);
+        if let Some(end) = next.end() {
+            return Ok(ended(&next, end));
+        }
+        let lost = pos.them() & !next.us();
+        let (k, mover) = match lost.bits().trailing_zeros() as usize {
+            POINT_COUNT.. => (0, &mut movers.quiet),
+            p => (1, &mut movers.captured[p]),
+        };
+        let target = self.target(k)?;
+        let mover = *mover.get_or_insert_with(|| target.index.with_us(next.us()));
+        read(target, mover.index(next.them()) as usize)
+    }
+}
+
+/// The best of the successors' values seen so far, for the side to move.
+#[derive(Default)]
+struct Best {
+    /// Distances in u32: a corrupt successor's value must not overflow.
+    best_win: Option<u32>,
+    worst_loss: u32,
+    draw: bool,
+}
+
+impl Best {
+    fn add(&mut self, v: Value) {
+        let d = v.dtm().map_or(0, u32::from);
+        match v.wdl() {
+            Wdl::Loss => self.best_win = Some(self.best_win.map_or(d + 1, |b| b.min(d + 1))),
+            Wdl::Draw => self.draw = true,
+            Wdl::Win => self.worst_loss = self.worst_loss.max(d + 1),
+        }
+    }
+
+    fn value(&self, sector: PlacementSector) -> Result<Value, PlacementError> {
         let fit = |d: u32| {
             u16::try_from(d)
                 .ok()
                 .filter(|&d| d <= Value::MAX_DTM)
-                .ok_or(PlacementError::DtmOverflow(d, self.sector))
+                .ok_or(PlacementError::DtmOverflow(d, sector))
         };
-        Ok(match best_win {
+        Ok(match self.best_win {
             Some(d) => Value::win(fit(d)?),
-            None if draw => Value::DRAW,
+            None if self.draw => Value::DRAW,
             // No legal move at all cannot happen with a piece in hand and a free point;
             // it would read as a loss now.
-            None => Value::loss(fit(worst_loss)?),
+            None => Value::loss(fit(self.worst_loss)?),
         })
     }
+}
 
-    fn read(&self, k: usize, i: usize) -> Result<Value, PlacementError> {
-        let target = self.targets[k]
-            .as_ref()
-            .ok_or_else(|| PlacementError::Inconsistent("a slot without a target".into()))?;
-        let raw = *target.values.get(i).ok_or_else(|| {
-            PlacementError::Inconsistent(format!("entry {i} lies beyond sector {}", target.sector))
-        })?;
-        let v = Value(raw);
-        if v.is_well_formed() {
-            Ok(v)
-        } else {
-            Err(PlacementError::BadValue {
-                sector: target.sector,
-                index: i as u64,
-                value: raw,
-            })
-        }
+/// Entry `i` of a target, checked.
+fn read(target: &Target<'_>, i: usize) -> Result<Value, PlacementError> {
+    let raw = *target.values.get(i).ok_or_else(|| {
+        PlacementError::Inconsistent(format!("entry {i} lies beyond sector {}", target.sector))
+    })?;
+    let v = Value(raw);
+    if v.is_well_formed() {
+        Ok(v)
+    } else {
+        Err(PlacementError::BadValue {
+            sector: target.sector,
+            index: i as u64,
+            value: raw,
+        })
     }
 }
 
 /// Positions solved together by one task (and between two progress reports).
-const CHUNK: usize = 1 << 14;
+const CHUNK: u64 = 1 << 14;
+
+/// What an entry holds until it is solved: the one raw value the encoding leaves
+/// undefined, so that an entry the pass missed cannot pass for a value.
+const UNSOLVED: u16 = 0x8000;
 
 /// Solve placement sector `sector` under `variant`: one [`Value`] (its raw `u16`) per
 /// index of the board `(us, them)`.
 ///
 /// `lookup(s)` must return the values of every sector in `sector.successors()`
 /// (placement sectors solved before, movement sectors from the movement tables).
-/// The positions are solved in parallel on rayon's pool, in chunks of the index.
+/// The positions are solved in parallel on rayon's pool.
+///
+/// Order. The positions are taken by the opponent's set first, as the index of the
+/// swapped board `(them, us)` numbers them: every successor's side to move is that
+/// opponent (less a captured piece), which the successor's index takes as its block,
+/// so the successors of consecutive positions lie in a few blocks of their sectors
+/// and are read from cache rather than memory. Only the result is written at random.
 ///
 /// # Errors
 /// [`PlacementError`] for a missing or wrongly sized successor sector, an undefined
@@ -475,38 +558,47 @@ pub fn solve_placement<'a>(
         sector,
         targets,
     };
-    let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+    let (us, them) = (usize::from(sector.us), usize::from(sector.them));
+    let index = SectorIndex::get(us, them);
+    let order = SectorIndex::get(them, us);
     let n = index.size();
     let memory = || PlacementError::Memory(n, sector);
     let len = usize::try_from(n).map_err(|_| memory())?;
     // Reserved before solving, so that a lack of memory stops the run at once.
-    let mut out = Vec::new();
+    let mut out: Vec<AtomicU16> = Vec::new();
     out.try_reserve_exact(len).map_err(|_| memory())?;
-    out.resize(len, 0);
+    out.resize_with(len, || AtomicU16::new(UNSOLVED));
     observer.phase("placement", n);
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .try_for_each(|(c, chunk)| {
-            // Pipelined one position deep: a position's successors are located (and
-            // prefetched) before the previous position's are read. The references are
-            // swapped, not the buffers (each holds kilobytes).
-            let (mut first, mut second) = (Children::default(), Children::default());
-            let (mut next, mut ready) = (&mut first, &mut second);
-            let start = (c * CHUNK) as u64;
-            for j in 0..=chunk.len() {
-                if j < chunk.len() {
-                    let (us, them) = index.position(start + j as u64);
-                    solver.locate(&solver.position(us, them)?, next)?;
-                }
-                if j > 0 {
-                    chunk[j - 1] = solver.value(ready)?.0;
-                }
-                std::mem::swap(&mut next, &mut ready);
+    // Work in pieces of at most CHUNK positions of one block of `order`.
+    let pieces: Vec<(usize, u64, u64)> = (0..order.blocks())
+        .flat_map(|b| {
+            let range = order.block(b).1;
+            (range.start..range.end)
+                .step_by(CHUNK as usize)
+                .map(move |start| (b, start, (start + CHUNK).min(range.end)))
+        })
+        .collect();
+    pieces
+        .into_par_iter()
+        .try_for_each(|(b, start, end)| {
+            let mut movers = None;
+            for j in start..end {
+                // The opponent's set is the block's, the same for the whole piece.
+                let (them, us) = order.block_position(b, j);
+                let movers = movers.get_or_insert_with(|| solver.next_movers(them));
+                let v = solver.solve(us, them, movers)?;
+                out[index.index(us, them) as usize].store(v.0, Relaxed);
             }
-            observer.advance(chunk.len() as u64);
+            observer.advance(end - start);
             Ok(())
         })?;
-    Ok(out)
+    let out: Vec<u16> = out.into_iter().map(AtomicU16::into_inner).collect();
+    match out.iter().position(|&v| v == UNSOLVED) {
+        None => Ok(out),
+        Some(i) => Err(PlacementError::Inconsistent(format!(
+            "entry {i} of sector {sector} was not reached by the pass"
+        ))),
+    }
 }
 
 /// Solve every placement sector of a game with `max_pieces` pieces a side, in memory,
@@ -718,11 +810,12 @@ mod tests {
             matches!(err, Err(PlacementError::WrongSize(SuccessorSector::Movement(m), 3, _)) if m == five),
             "{err:?}"
         );
-        // Both successors of 2-2+1-1 filled with the one undefined raw value.
+        // The quiet successor of 2-2+1-1 filled with the one undefined raw value,
+        // the capturing one with draws.
         let s = sector("2-2+1-1");
         let next = sector("2-3+1-0");
-        let bad = |p: PlacementSector| vec![0x8000u16; p.size() as usize];
-        let (quiet, capture) = (bad(next), bad(sector("1-3+1-0")));
+        let quiet = vec![0x8000u16; next.size() as usize];
+        let capture = vec![0u16; sector("1-3+1-0").size() as usize];
         let lookup = |s: SuccessorSector| match s {
             SuccessorSector::Placement(p) if p == next => Some(quiet.as_slice()),
             _ => Some(capture.as_slice()),

@@ -137,6 +137,20 @@ impl From<crate::placement::PlacementSector> for SectorId {
     }
 }
 
+impl std::str::FromStr for SectorId {
+    type Err = String;
+
+    /// Parse a movement sector `US-THEM` or a placement sector
+    /// `US-THEM+USHAND-THEMHAND`.
+    fn from_str(s: &str) -> Result<SectorId, String> {
+        if s.contains('+') {
+            s.parse().map(SectorId::Placement)
+        } else {
+            s.parse().map(SectorId::Movement)
+        }
+    }
+}
+
 impl fmt::Display for SectorId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
