@@ -4,8 +4,8 @@ use crate::tb::{human_bytes, TbDir, Variants};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::driver::{self, Reporter, SectorReport};
-use morris_tablebase::sector::SectorId;
 use morris_tablebase::placement::PlacementSector;
+use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Observer, Sector};
 use std::time::{Duration, Instant};
 
@@ -193,8 +193,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let plan = driver::plan(&movement);
     let sectors = plan.len() + placement.len();
-    let per_variant =
-        driver::positions(&plan) + placement.iter().map(|p| p.size()).sum::<u64>();
+    let per_variant = driver::positions(&plan) + placement.iter().map(|p| p.size()).sum::<u64>();
     let total = per_variant * args.variant.list().len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(

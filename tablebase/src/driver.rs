@@ -227,10 +227,15 @@ pub fn plan_sectors(targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>)
         }
     }
     let placement = placement_plan(&placement);
-    movement.extend(placement.iter().flat_map(|p| p.successors()).filter_map(|s| match s {
-        SuccessorSector::Movement(m) => Some(m),
-        SuccessorSector::Placement(_) => None,
-    }));
+    movement.extend(
+        placement
+            .iter()
+            .flat_map(|p| p.successors())
+            .filter_map(|s| match s {
+                SuccessorSector::Movement(m) => Some(m),
+                SuccessorSector::Placement(_) => None,
+            }),
+    );
     (plan(&movement), placement)
 }
 

@@ -383,6 +383,20 @@ impl SectorIndex {
         )
     }
 
+    /// The index cut into pieces of at most `size` positions, none across two
+    /// blocks: `(block, range of indices)`, in index order.
+    pub fn pieces(&self, size: u64) -> Vec<(usize, std::ops::Range<u64>)> {
+        let size = size.max(1);
+        (0..self.blocks())
+            .flat_map(|b| {
+                let range = self.block(b).1;
+                (range.start..range.end)
+                    .step_by(size as usize)
+                    .map(move |start| (b, start..(start + size).min(range.end)))
+            })
+            .collect()
+    }
+
     /// Every position of block `i` as `(index, us, them)`, in index order.
     pub fn block_positions(
         &self,

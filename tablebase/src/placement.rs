@@ -40,8 +40,8 @@
 //! assert_eq!(Value(values[0]), Value::loss(3));
 //! ```
 
-use crate::generate::Observer;
 use crate::combin::BINOM;
+use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, Value, Wdl};
 use morris_engine::{
@@ -569,27 +569,19 @@ pub fn solve_placement<'a>(
     out.try_reserve_exact(len).map_err(|_| memory())?;
     out.resize_with(len, || AtomicU16::new(UNSOLVED));
     observer.phase("placement", n);
-    // Work in pieces of at most CHUNK positions of one block of `order`.
-    let pieces: Vec<(usize, u64, u64)> = (0..order.blocks())
-        .flat_map(|b| {
-            let range = order.block(b).1;
-            (range.start..range.end)
-                .step_by(CHUNK as usize)
-                .map(move |start| (b, start, (start + CHUNK).min(range.end)))
-        })
-        .collect();
-    pieces
+    order
+        .pieces(CHUNK)
         .into_par_iter()
-        .try_for_each(|(b, start, end)| {
+        .try_for_each(|(b, range)| {
             let mut movers = None;
-            for j in start..end {
+            for j in range.clone() {
                 // The opponent's set is the block's, the same for the whole piece.
                 let (them, us) = order.block_position(b, j);
                 let movers = movers.get_or_insert_with(|| solver.next_movers(them));
                 let v = solver.solve(us, them, movers)?;
                 out[index.index(us, them) as usize].store(v.0, Relaxed);
             }
-            observer.advance(end - start);
+            observer.advance(range.end - range.start);
             Ok(())
         })?;
     let out: Vec<u16> = out.into_iter().map(AtomicU16::into_inner).collect();

@@ -346,83 +346,88 @@ pub fn verify_placement<'a>(
     }
     let count = AtomicU64::new(0);
     let example = std::sync::Mutex::new(None);
-    let n = usize::try_from(index.size())
-        .map_err(|_| VerifyError::Inconsistent(format!("sector {sector} is too large")))?;
-    const CHUNK: usize = 1 << 14;
-    let chunks: Vec<usize> = (0..n.div_ceil(CHUNK)).collect();
-    chunks.into_par_iter().try_for_each(|c| {
-        // The sectors this chunk's successors lie in, with their index.
-        let mut seen: Vec<(SectorId, &'a [u8], Arc<SectorIndex>)> = Vec::new();
-        let mut lookup = |next: &Position| -> Result<Value, VerifyError> {
-            let counts = (next.us().count() as u8, next.them().count() as u8);
-            let id = if next.pieces_in_hand() {
-                PlacementSector::of(next).map(SectorId::Placement)
-            } else {
-                Sector::new(counts.0, counts.1).map(SectorId::Movement)
-            }
-            .ok_or_else(|| {
-                VerifyError::Inconsistent(format!(
-                    "a placement from sector {sector} reached a position of no sector"
-                ))
-            })?;
-            let k = match seen.iter().position(|(t, _, _)| *t == id) {
-                Some(k) => k,
-                None => {
-                    let v = values(id).ok_or(VerifyError::MissingSector(id))?;
-                    let (us, them) = id.board();
-                    seen.push((id, v, SectorIndex::get(usize::from(us), usize::from(them))));
-                    seen.len() - 1
+    // Taken by the opponent's set first (the index of the swapped board numbers
+    // the positions so), as the solver takes them: the successors of consecutive
+    // positions then lie close together in their sectors, which matters when those
+    // are read from files through the page cache; the stored values are read at
+    // random instead, one a position.
+    let order = SectorIndex::get(usize::from(sector.them), usize::from(sector.us));
+    const CHUNK: u64 = 1 << 14;
+    order
+        .pieces(CHUNK)
+        .into_par_iter()
+        .try_for_each(|(b, range)| {
+            // The sectors this chunk's successors lie in, with their index.
+            let mut seen: Vec<(SectorId, &'a [u8], Arc<SectorIndex>)> = Vec::new();
+            let mut lookup = |next: &Position| -> Result<Value, VerifyError> {
+                let counts = (next.us().count() as u8, next.them().count() as u8);
+                let id = if next.pieces_in_hand() {
+                    PlacementSector::of(next).map(SectorId::Placement)
+                } else {
+                    Sector::new(counts.0, counts.1).map(SectorId::Movement)
                 }
-            };
-            let (_, v, ix) = &seen[k];
-            let i = ix.index(next.us(), next.them());
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| v.get(i).map(|&b| decode_byte(b)))
-                .ok_or_else(|| VerifyError::Inconsistent(format!("entry {i} lies beyond {id}")))
-        };
-        let start = c * CHUNK;
-        let end = n.min(start + CHUNK);
-        for i in start..end {
-            let (us, them) = index.position(i as u64);
-            let setup = Setup {
-                pieces: [us, them],
-                hand: [sector.us_hand, sector.them_hand],
-                side_to_move: Color::White,
-            };
-            let pos = Position::from_setup(&setup, variant).map_err(|e| {
-                VerifyError::Inconsistent(format!(
-                    "entry {i} of sector {sector} is no position: {e}"
-                ))
-            })?;
-            let computed = match pos.end() {
-                Some(end) => Some(end_value(&pos, end)),
-                None => {
-                    let mut children = Vec::with_capacity(MAX_MOVES);
-                    for &m in pos.legal_moves().iter() {
-                        let next = pos.play_unchecked(m);
-                        children.push(match next.end() {
-                            Some(end) => end_value(&next, end),
-                            None => lookup(&next)?,
-                        });
+                .ok_or_else(|| {
+                    VerifyError::Inconsistent(format!(
+                        "a placement from sector {sector} reached a position of no sector"
+                    ))
+                })?;
+                let k = match seen.iter().position(|(t, _, _)| *t == id) {
+                    Some(k) => k,
+                    None => {
+                        let v = values(id).ok_or(VerifyError::MissingSector(id))?;
+                        let (us, them) = id.board();
+                        seen.push((id, v, SectorIndex::get(usize::from(us), usize::from(them))));
+                        seen.len() - 1
                     }
-                    best_of(children.into_iter())
-                }
+                };
+                let (_, v, ix) = &seen[k];
+                let i = ix.index(next.us(), next.them());
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| v.get(i).map(|&b| decode_byte(b)))
+                    .ok_or_else(|| VerifyError::Inconsistent(format!("entry {i} lies beyond {id}")))
             };
-            let stored = own.get(i).map(|&b| decode_byte(b)).unwrap_or_default();
-            // A distance beyond the encoding is a mismatch, shown as the undefined value.
-            let computed = computed.unwrap_or(Value(0x8000));
-            if stored != computed {
-                count.fetch_add(1, Relaxed);
-                let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
-                if ex.is_none() {
-                    *ex = Some((i as u64, stored, computed));
+            for j in range.clone() {
+                let (them, us) = order.block_position(b, j);
+                let i = index.index(us, them) as usize;
+                let setup = Setup {
+                    pieces: [us, them],
+                    hand: [sector.us_hand, sector.them_hand],
+                    side_to_move: Color::White,
+                };
+                let pos = Position::from_setup(&setup, variant).map_err(|e| {
+                    VerifyError::Inconsistent(format!(
+                        "entry {i} of sector {sector} is no position: {e}"
+                    ))
+                })?;
+                let computed = match pos.end() {
+                    Some(end) => Some(end_value(&pos, end)),
+                    None => {
+                        let mut children = Vec::with_capacity(MAX_MOVES);
+                        for &m in pos.legal_moves().iter() {
+                            let next = pos.play_unchecked(m);
+                            children.push(match next.end() {
+                                Some(end) => end_value(&next, end),
+                                None => lookup(&next)?,
+                            });
+                        }
+                        best_of(children.into_iter())
+                    }
+                };
+                let stored = own.get(i).map(|&b| decode_byte(b)).unwrap_or_default();
+                // A distance beyond the encoding is a mismatch, shown as the undefined value.
+                let computed = computed.unwrap_or(Value(0x8000));
+                if stored != computed {
+                    count.fetch_add(1, Relaxed);
+                    let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
+                    if ex.is_none() {
+                        *ex = Some((i as u64, stored, computed));
+                    }
                 }
             }
-        }
-        progress((end - start) as u64);
-        Ok(())
-    })?;
+            progress(range.end - range.start);
+            Ok(())
+        })?;
     Ok(Mismatches {
         count: count.into_inner(),
         example: example.into_inner().unwrap_or_else(|e| e.into_inner()),
