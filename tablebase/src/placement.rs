@@ -40,12 +40,12 @@
 //! assert_eq!(Value(values[0]), Value::loss(3));
 //! ```
 
-use crate::combin::BINOM;
+use crate::combin::{compress, BINOM};
 use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, Value, Wdl};
 use morris_engine::{
-    tables::closes_mill, Bitboard, Color, GameEnd, Move, Outcome, Position, Setup, Variant,
+    tables::MILLS, Bitboard, Color, GameEnd, Move, Outcome, Position, Setup, Variant,
     PIECES_PER_PLAYER, POINT_COUNT,
 };
 use rayon::prelude::*;
@@ -361,10 +361,13 @@ impl<'a> Solver<'a> {
         // of `us + p` among the points outside `them`, computed for every `p` at once.
         let mut best = Best::default();
         let empty = Bitboard::FULL & !(us | them);
-        let closing = empty
-            .into_iter()
-            .filter(|p| closes_mill(us, p.index()))
-            .fold(Bitboard::EMPTY, |b, p| b | p.bit());
+        // The points where a piece of ours closes a mill: the third of each line of
+        // which we hold two.
+        let closing = MILLS
+            .iter()
+            .filter(|&&m| (us & m).count() == 2)
+            .fold(Bitboard::EMPTY, |b, &m| b | (m & !us))
+            & empty;
         let quiet_points = if them.is_empty() {
             // No piece to take: a closed mill captures nothing.
             empty
@@ -381,34 +384,28 @@ impl<'a> Solver<'a> {
             empty & !closing
         };
         let target = self.target(0)?;
-        let outside = Bitboard::FULL & !them;
-        // Colex rank of `us + p` among the points outside `them`: the terms of our
-        // points below `p`, then `p`'s, then ours above `p`, each one place later.
-        let mut ours = [0usize; PIECES_PER_PLAYER as usize];
+        // Colex rank of `us + p` among the points outside `them` (numbered 0.. in
+        // order, where `us` is `ours` and `p` is `q`): the terms of our points below
+        // `q`, then `q`'s, then ours above `q`, each one place later.
+        let outside = !them.bits() & Bitboard::FULL.bits();
+        let ours = compress(us.bits(), outside);
+        let mut points = [0usize; PIECES_PER_PLAYER as usize];
         let mut n = 0;
-        let (mut below, mut above) = ([0u64; 10], [0u64; 10]);
-        for (q, p) in outside.into_iter().enumerate() {
-            if us.contains(p) {
-                ours[n] = q;
-                n += 1;
-            }
+        for (q, slot) in BitIter(ours).zip(points.iter_mut()) {
+            *slot = q;
+            n += 1;
         }
+        let (mut below, mut above) = ([0u64; 10], [0u64; 10]);
         for j in 0..n {
-            below[j + 1] = below[j] + BINOM[ours[j]][j + 1];
+            below[j + 1] = below[j] + BINOM[points[j]][j + 1];
         }
         for j in (0..n).rev() {
-            above[j] = above[j + 1] + BINOM[ours[j]][j + 2];
+            above[j] = above[j + 1] + BINOM[points[j]][j + 2];
         }
-        let mut j = 0;
-        for (q, p) in outside.into_iter().enumerate() {
-            if j < n && ours[j] == q {
-                j += 1;
-                continue;
-            }
-            if quiet_points.contains(p) {
-                let rank = below[j] + BINOM[q][j + 1] + above[j];
-                best.add(read(target, quiet.index_of_rank(rank) as usize)?);
-            }
+        for q in BitIter(compress(quiet_points.bits(), outside)) {
+            let j = (ours & ((1 << q) - 1)).count_ones() as usize;
+            let rank = below[j] + BINOM[q][j + 1] + above[j];
+            best.add(read(target, quiet.index_of_rank(rank) as usize)?);
         }
         best.value(self.sector)
     }
@@ -484,6 +481,20 @@ impl Best {
             // it would read as a loss now.
             None => Value::loss(fit(self.worst_loss)?),
         })
+    }
+}
+
+/// The positions of the set bits of a mask, lowest first.
+struct BitIter(u32);
+
+impl Iterator for BitIter {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let low = self.0.trailing_zeros() as usize;
+        self.0 &= self.0.wrapping_sub(1);
+        (low < 32).then_some(low)
     }
 }
 
