@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::verify::{verify_placement, verify_sector};
-use morris_tablebase::{Sector, SectorFile, SectorIndex};
+use morris_tablebase::{SectorFile, SectorIndex};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -26,7 +26,8 @@ the engine's move generator, a code path separate from the generator's propagati
 A full check of every sector takes hours; --sector splits it into parts (run them one by one\n\
 to resume an interrupted check). Each sector's time and rate is printed.\n\n\
 Examples:\n  morris verify\n  morris verify --full --tb /data/tb\n  \
-morris verify --full --variant no-flying --sector 8-9 --sector 9-8"
+morris verify --full --variant no-flying --sector 8-9 --sector 9-8\n  \
+morris verify --full --variant standard --sector 0-0+9-9"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -40,11 +41,26 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Variants::Both)]
     variant: Variants,
 
-    /// With --full, recompute only these sectors' values, e.g. --sector 8-9; only
-    /// the files that check reads (the sector, its swapped sector, the sector its captures
-    /// reach) are checksummed.
-    #[arg(long, value_name = "US-THEM", requires = "full")]
-    sector: Vec<Sector>,
+    /// With --full, recompute only these sectors' values, e.g. --sector 8-9 or
+    /// --sector 6-5+1-1; only the files that check reads (the sector, its swapped sector
+    /// and the sector its captures reach; for a placement sector, the sectors its
+    /// placements reach) are checksummed.
+    #[arg(long, value_name = "SECTOR", requires = "full")]
+    sector: Vec<SectorId>,
+}
+
+/// The sectors whose files the full check of `sector` reads.
+fn reads(sector: SectorId) -> Vec<SectorId> {
+    match sector {
+        SectorId::Movement(m) => [Some(m), Some(m.swapped()), m.after_capture()]
+            .into_iter()
+            .flatten()
+            .map(SectorId::Movement)
+            .collect(),
+        SectorId::Placement(p) => std::iter::once(sector)
+            .chain(p.successors().into_iter().map(SectorId::from))
+            .collect(),
+    }
 }
 
 /// Run the command; any bad file or mismatch is a failure (exit status 1).
@@ -61,18 +77,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
     let variants = args.variant.list();
-    // With --sector, only the files those sectors' check reads: the sector, its swapped sector
-    // and the sector its captures reach.
-    let needed = |s: SectorId| match s {
-        SectorId::Movement(s) => {
-            args.sector.is_empty()
-                || args
-                    .sector
-                    .iter()
-                    .any(|&t| s == t || s == t.swapped() || Some(s) == t.after_capture())
-        }
-        SectorId::Placement(_) => args.sector.is_empty(),
-    };
+    // With --sector, only the files those sectors' check reads.
+    let needed =
+        |s: SectorId| args.sector.is_empty() || args.sector.iter().any(|&t| reads(t).contains(&s));
     for (variant, sector, file) in scanned {
         if !variants.contains(&variant) || !needed(sector) {
             continue;
@@ -100,18 +107,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let (mut mismatches, mut verified) = (0u64, 0u64);
     if args.full {
-        // Movement sectors first, then placement sectors (only without --sector).
+        // Movement sectors first, then placement sectors.
         let mut keys: Vec<(Variant, SectorId)> = files
             .keys()
             .copied()
-            .filter(|(_, s)| match s {
-                SectorId::Movement(m) => args.sector.is_empty() || args.sector.contains(m),
-                SectorId::Placement(_) => args.sector.is_empty(),
-            })
+            .filter(|(_, s)| args.sector.is_empty() || args.sector.contains(s))
             .collect();
         keys.sort();
         for s in &args.sector {
-            if !keys.iter().any(|k| k.1 == SectorId::Movement(*s)) {
+            if !keys.iter().any(|k| k.1 == *s) {
                 outln!("sector {s}: no good file to check");
                 bad += 1;
             }

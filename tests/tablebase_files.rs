@@ -704,6 +704,66 @@ fn verify_full_recomputes_placement_values() {
     );
 }
 
+/// `generate --sector` takes a placement sector and builds exactly what it needs
+/// (the sectors its placements reach, placing phase and movement, nothing else), with
+/// the bytes a whole-game run writes; `verify --full --sector` checks one placement
+/// sector reading only its own file and its successors'.
+#[test]
+fn a_placement_sector_is_generated_and_verified_alone() {
+    let whole = tempfile::tempdir().expect("a temporary directory");
+    generate(
+        whole.path(),
+        &["--max-pieces", "4", "--variant", "standard"],
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = generate(dir.path(), &["--sector", "3-2+1-1"]);
+    // 3-2+1-1 -> 2-4+1-0 (or 1-4+1-0 by a capture) -> movement 4-3 (4-2 is over):
+    // 4-3 is solved with 3-4, whose captures reach 3-3.
+    let mut made = names(dir.path());
+    made.retain(|n| n != LOCK);
+    assert_eq!(
+        made,
+        [
+            "standard-1-4+1-0.tb",
+            "standard-2-4+1-0.tb",
+            "standard-3-2+1-1.tb",
+            "standard-3-3.tb",
+            "standard-3-4.tb",
+            "standard-4-3.tb",
+        ],
+        "{out}"
+    );
+    let expected = contents(whole.path());
+    for (name, bytes) in contents(dir.path()) {
+        if name != LOCK {
+            assert_eq!(
+                bytes, expected[&name],
+                "{name} differs from the whole game's"
+            );
+        }
+    }
+    let part = ok(
+        dir.path(),
+        &[
+            "verify",
+            "--full",
+            "--sector",
+            "3-2+1-1",
+            "--variant",
+            "standard",
+        ],
+    );
+    assert!(
+        part.contains("standard 3-2+1-1: all 27098 values agree with their successors"),
+        "{part}"
+    );
+    assert!(!part.contains("3-3: checksum ok"), "{part}");
+    assert!(
+        part.ends_with("all 3 files ok, every value of 1 sector verified\n"),
+        "{part}"
+    );
+}
+
 /// The bytes an earlier morris wrote for a version 3 file: version 1 (movement, one
 /// `u16` a value) or 2 (placement, one byte a value), one checksum over the payload.
 fn old_format(current: &[u8]) -> Vec<u8> {

@@ -347,11 +347,7 @@ fn placement_into(
         // Every successor's file was written (or found good) earlier in this run.
         let mut deps: Vec<(SuccessorSector, Vec<u16>)> = Vec::new();
         for next in sector.successors() {
-            let id = match next {
-                SuccessorSector::Placement(p) => SectorId::Placement(p),
-                SuccessorSector::Movement(m) => SectorId::Movement(m),
-            };
-            deps.push((next, decoded(dir, variant, id)?));
+            deps.push((next, decoded(dir, variant, next.into())?));
         }
         reporter.pair_started(variant, &[sector.into()], sector.size());
         reset_peak_memory();

@@ -43,7 +43,7 @@
 use crate::combin::{compress, BINOM};
 use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
-use crate::sector::{Sector, Value, Wdl};
+use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{
     tables::MILLS, Bitboard, Color, GameEnd, Move, Outcome, Position, Setup, Variant,
     PIECES_PER_PLAYER, POINT_COUNT,
@@ -75,6 +75,15 @@ pub enum SuccessorSector {
     Placement(PlacementSector),
     /// Both hands are empty.
     Movement(Sector),
+}
+
+impl From<SuccessorSector> for SectorId {
+    fn from(s: SuccessorSector) -> SectorId {
+        match s {
+            SuccessorSector::Placement(p) => SectorId::Placement(p),
+            SuccessorSector::Movement(m) => SectorId::Movement(m),
+        }
+    }
 }
 
 impl SuccessorSector {
