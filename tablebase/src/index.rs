@@ -37,33 +37,35 @@ pub struct SetTable {
 impl SetTable {
     fn build(k: usize) -> SetTable {
         let n = binom(POINT_COUNT, k) as usize;
-        let mut canon_of_rank = vec![0u32; n];
+        // Orbit by orbit: the first rank of an orbit met in increasing order is its
+        // least member, so numbering orbits as they are met numbers the canonical sets
+        // in increasing order; its images are then entered at once, each with a
+        // symmetry taking it back (16 images an orbit instead of 16 a set).
+        const UNSEEN: u32 = u32::MAX;
+        let mut canon_of_rank = vec![UNSEEN; n];
         let mut sets = Vec::new();
         let mut stabiliser = Vec::new();
         for r in 0..n {
+            if canon_of_rank[r] != UNSEEN {
+                continue;
+            }
             let bits = unrank(r as u64, POINT_COUNT, k);
             let set = Bitboard::from_bits_truncate(bits);
-            let (mut best, mut best_sym) = (bits, 0u8);
+            let number = (sets.len() as u32) << 4;
             let mut fixed = 0u16;
+            // The identity comes first, so a canonical set maps to itself by it.
             for s in Symmetry::ALL {
                 let image = s.apply(set).bits();
-                if image < best {
-                    best = image;
-                    best_sym = s.index() as u8;
-                }
                 if image == bits {
                     fixed |= 1 << s.index();
                 }
+                let slot = &mut canon_of_rank[rank(image) as usize];
+                if *slot == UNSEEN {
+                    *slot = number | s.inverse().index() as u32;
+                }
             }
-            if best == bits {
-                canon_of_rank[r] = (sets.len() as u32) << 4;
-                sets.push(bits);
-                stabiliser.push(fixed);
-            } else {
-                // The least member ranks lower, so it was numbered already.
-                canon_of_rank[r] = canon_of_rank[rank(best) as usize] & !0xF;
-            }
-            canon_of_rank[r] |= u32::from(best_sym);
+            sets.push(bits);
+            stabiliser.push(fixed);
         }
         SetTable {
             canon_of_rank,
@@ -620,6 +622,38 @@ mod tests {
     #[ignore = "exhaustive over 60 million positions; run with --ignored"]
     fn index_is_an_exact_orbit_numbering_up_to_four_pieces() {
         check_exact_orbit_numbering(&[(4, 3), (3, 4), (4, 4)]);
+    }
+
+    /// For every size of set: the canonical sets are the least members of their
+    /// orbits, numbered in increasing order, each fixed by its stabiliser, and every
+    /// set's entry names its canonical set and a symmetry that maps it there (the
+    /// identity for a canonical set itself).
+    #[test]
+    fn every_set_knows_its_canonical_set() {
+        for k in 0..=POINT_COUNT {
+            let table = SetTable::get(k);
+            assert!(table.sets.windows(2).all(|w| w[0] < w[1]), "k = {k}");
+            for r in 0..binom(POINT_COUNT, k) {
+                let set = Bitboard::from_bits_truncate(unrank(r, POINT_COUNT, k));
+                let least = Symmetry::ALL
+                    .iter()
+                    .map(|s| s.apply(set).bits())
+                    .min()
+                    .expect("16 images");
+                let entry = table.canon_of_rank[r as usize];
+                let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
+                assert_eq!(table.sets[block], least, "k = {k}, rank {r}");
+                assert_eq!(sym.apply(set).bits(), least, "k = {k}, rank {r}");
+                if set.bits() == least {
+                    assert_eq!(sym, Symmetry::IDENTITY, "k = {k}, rank {r}");
+                    let fixed = Symmetry::ALL
+                        .iter()
+                        .filter(|s| s.apply(set) == set)
+                        .fold(0u16, |m, s| m | 1 << s.index());
+                    assert_eq!(table.stabiliser[block], fixed, "k = {k}, rank {r}");
+                }
+            }
+        }
     }
 
     #[test]
