@@ -144,7 +144,7 @@ pub struct Searcher<'a> {
 /// what the main line will want soon instead of following it. The first worker to
 /// finish answers and raises `stop` for the others.
 struct Worker<'s> {
-    tb: Tablebases<'s>,
+    tb: &'s Tablebases<'s>,
     tt: &'s TranspositionTable,
     id: usize,
     threads: usize,
@@ -166,7 +166,7 @@ impl<'a> Searcher<'a> {
     /// [`TableError`] when the table cannot be allocated.
     pub fn new(tb: Option<&'a Tablebase>, hash_mb: usize) -> Result<Searcher<'a>, TableError> {
         Ok(Searcher {
-            tb: Tablebases(tb),
+            tb: Tablebases::new(tb),
             tt: TranspositionTable::new(hash_mb)?,
         })
     }
@@ -212,7 +212,7 @@ impl<'a> Searcher<'a> {
         let stop = AtomicBool::new(false);
         let answer = Mutex::new(None);
         let total = Mutex::new(Stats::default());
-        let (tb, tt) = (self.tb, &self.tt);
+        let (tb, tt) = (&self.tb, &self.tt);
         let run = |id: usize| {
             let mut worker = Worker {
                 tb,
