@@ -205,6 +205,82 @@ impl<'a> Searcher<'a> {
             r.best = r.pv.first().copied();
             return Ok(r);
         }
+        // While placing, with tables to reach, the value comes first (value only, to
+        // the end of the placing phase): a draw has no distance to search, and the
+        // distance of a win or loss is then searched with the window of its mate band,
+        // where every move that does not keep the value fails at once.
+        let mut window = if limits.value_only {
+            (-1, 1)
+        } else {
+            (-INF, INF)
+        };
+        let mut first = Stats::default();
+        let hands = u32::from(pos.hand(Color::White) + pos.hand(Color::Black));
+        if !limits.value_only
+            && self.tb.loaded()
+            && hands > 0
+            && limits.depth.is_none_or(|d| d >= hands)
+        {
+            let value_only = Limits {
+                value_only: true,
+                depth: Some(hands),
+                ..limits
+            };
+            let v = self.run(pos, value_only, (-1, 1), history, clock)?;
+            first = v.stats;
+            match v.value.map(|v| v.wdl) {
+                Some(_) if v.provenance != Provenance::ValueProof => {}
+                Some(Wdl::Draw) => {
+                    let mut r = v;
+                    r.provenance = Provenance::Proof;
+                    r.value = Some(Verdict::DRAW);
+                    r.pv = table_line(&self.tb, &self.tt, pos, hands as usize + 1)?;
+                    r.best = r.pv.first().copied().or(r.best);
+                    return self.finish(pos, r, Stats::default(), clock);
+                }
+                Some(Wdl::Win) => window = (MATE_BOUND, INF),
+                Some(Wdl::Loss) => window = (-INF, -MATE_BOUND),
+                None => {}
+            }
+        }
+        let r = self.run(pos, limits, window, history, clock)?;
+        self.finish(pos, r, first, clock)
+    }
+
+    /// The line of an exact answer extended through the tablebases, the counters of an
+    /// earlier pass added, the time taken.
+    fn finish(
+        &self,
+        pos: &Position,
+        mut result: SearchResult,
+        earlier: Stats,
+        clock: Instant,
+    ) -> Result<SearchResult, SearchError> {
+        if matches!(result.provenance, Provenance::Proof) {
+            // Extend an exact line through the tablebases to the end of the game.
+            let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
+            let tail = self.tb.line(&end, 400)?;
+            result.pv.extend(tail);
+        }
+        result.stats.nodes += earlier.nodes;
+        result.stats.tt_probes += earlier.tt_probes;
+        result.stats.tt_hits += earlier.tt_hits;
+        result.stats.tb_hits += earlier.tb_hits;
+        result.stats.table_fill = self.tt.fill_permille();
+        result.time = clock.elapsed();
+        Ok(result)
+    }
+
+    /// Iterative deepening on `limits.threads` threads over the table, searching with
+    /// `window`: the answer of the first to finish, with the counters of all.
+    fn run(
+        &self,
+        pos: &Position,
+        limits: Limits,
+        window: (i32, i32),
+        history: &[u64],
+        clock: Instant,
+    ) -> Result<SearchResult, SearchError> {
         let threads = limits.threads.max(1);
         let deadline = limits
             .time
@@ -227,10 +303,12 @@ impl<'a> Searcher<'a> {
                 stopped: false,
                 failure: None,
             };
-            let r = worker.iterate(pos, limits, clock);
-            // The first to finish answers; the others stop as soon as they see it.
-            stop.store(true, Relaxed);
+            let r = worker.iterate(pos, limits, window, clock);
+            // The first to finish answers; the others stop as soon as they see it, so
+            // the answer is in before the flag is raised (the others' unfinished
+            // iterations must never be taken for it).
             lock(&answer).get_or_insert(r);
+            stop.store(true, Relaxed);
             let mut total = lock(&total);
             total.nodes += worker.stats.nodes;
             total.tt_probes += worker.stats.tt_probes;
@@ -244,17 +322,19 @@ impl<'a> Searcher<'a> {
             run(0);
         });
         let answer = answer.into_inner().unwrap_or_else(|e| e.into_inner());
-        let mut result =
-            answer.unwrap_or_else(|| Ok(done(evaluate(pos), None, Provenance::Estimate)))?;
-        if matches!(result.provenance, Provenance::Proof) {
-            // Extend an exact line through the tablebases to the end of the game.
-            let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
-            let tail = self.tb.line(&end, 400)?;
-            result.pv.extend(tail);
-        }
+        let mut result = answer.unwrap_or_else(|| {
+            Ok(SearchResult {
+                score: evaluate(pos),
+                value: None,
+                provenance: Provenance::Estimate,
+                best: pos.legal_moves().first().copied(),
+                pv: Vec::new(),
+                depth: 0,
+                stats: Stats::default(),
+                time: clock.elapsed(),
+            })
+        })?;
         result.stats = total.into_inner().unwrap_or_else(|e| e.into_inner());
-        result.stats.table_fill = self.tt.fill_permille();
-        result.time = clock.elapsed();
         Ok(result)
     }
 
@@ -285,6 +365,7 @@ impl Worker<'_> {
         &mut self,
         pos: &Position,
         limits: Limits,
+        (alpha, beta): (i32, i32),
         clock: Instant,
     ) -> Result<SearchResult, SearchError> {
         let max_depth = limits
@@ -301,11 +382,6 @@ impl Worker<'_> {
             depth: 0,
             stats: Stats::default(),
             time: clock.elapsed(),
-        };
-        let (alpha, beta) = if limits.value_only {
-            (-1, 1)
-        } else {
-            (-INF, INF)
         };
         // A value-only search from the placing phase starts at the depth where every
         // line reaches the end of it (and the movement tables): the shallower
@@ -368,29 +444,9 @@ impl Worker<'_> {
         Ok(result)
     }
 
-    /// The line the table holds from `pos`, until a tablebase position, the end of
-    /// the game, a repetition or `max` plies.
+    /// The line the table holds from `pos` (see [`table_line`]).
     fn principal_variation(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
-        let mut line = Vec::new();
-        let mut pos = *pos;
-        let mut seen = vec![pos.hash()];
-        while line.len() < max && pos.end().is_none() && self.tb.score(&pos, 0)?.is_none() {
-            let (key, sym) = tt::key(&pos);
-            let Some(m) = self.tt.probe(key).and_then(|e| e.best) else {
-                break;
-            };
-            let m = m.transformed(sym.inverse());
-            if !pos.is_legal(m) {
-                break;
-            }
-            line.push(m);
-            pos = pos.play_unchecked(m);
-            if seen.contains(&pos.hash()) {
-                break;
-            }
-            seen.push(pos.hash());
-        }
-        Ok(line)
+        table_line(self.tb, self.tt, pos, max)
     }
 
     fn out_of_budget(&mut self) -> bool {
@@ -550,6 +606,36 @@ impl Worker<'_> {
         }
         None
     }
+}
+
+/// The line the table holds from `pos`, until a tablebase position, the end of the
+/// game, a repetition or `max` plies.
+fn table_line(
+    tb: &Tablebases<'_>,
+    tt: &TranspositionTable,
+    pos: &Position,
+    max: usize,
+) -> Result<Vec<Move>, SearchError> {
+    let mut line = Vec::new();
+    let mut pos = *pos;
+    let mut seen = vec![pos.hash()];
+    while line.len() < max && pos.end().is_none() && tb.score(&pos, 0)?.is_none() {
+        let (key, sym) = tt::key(&pos);
+        let Some(m) = tt.probe(key).and_then(|e| e.best) else {
+            break;
+        };
+        let m = m.transformed(sym.inverse());
+        if !pos.is_legal(m) {
+            break;
+        }
+        line.push(m);
+        pos = pos.play_unchecked(m);
+        if seen.contains(&pos.hash()) {
+            break;
+        }
+        seen.push(pos.hash());
+    }
+    Ok(line)
 }
 
 /// The value behind a lock, even if a thread panicked while holding it (the values

@@ -53,6 +53,11 @@ impl<'a> Tablebases<'a> {
         }
     }
 
+    /// Whether any table is loaded.
+    pub(crate) fn loaded(&self) -> bool {
+        self.tb.is_some()
+    }
+
     /// The score of a position at `ply` plies from the root, if a loaded sector covers
     /// it.
     pub(crate) fn score(&self, pos: &Position, ply: usize) -> Result<Option<i32>, SearchError> {
