@@ -214,7 +214,7 @@ impl<'a> Searcher<'a> {
         } else {
             (-INF, INF)
         };
-        let mut first = Stats::default();
+        let mut known = None;
         let hands = u32::from(pos.hand(Color::White) + pos.hand(Color::Black));
         if !limits.value_only
             && self.tb.loaded()
@@ -227,7 +227,6 @@ impl<'a> Searcher<'a> {
                 ..limits
             };
             let v = self.run(pos, value_only, (-1, 1), history, clock)?;
-            first = v.stats;
             match v.value.map(|v| v.wdl) {
                 Some(_) if v.provenance != Provenance::ValueProof => {}
                 Some(Wdl::Draw) => {
@@ -238,13 +237,27 @@ impl<'a> Searcher<'a> {
                     r.best = r.pv.first().copied().or(r.best);
                     return self.finish(pos, r, Stats::default(), clock);
                 }
-                Some(Wdl::Win) => window = (MATE_BOUND, INF),
-                Some(Wdl::Loss) => window = (-INF, -MATE_BOUND),
+                Some(Wdl::Win) => {
+                    window = (MATE_BOUND, INF);
+                    known = Some(v);
+                }
+                Some(Wdl::Loss) => {
+                    window = (-INF, -MATE_BOUND);
+                    known = Some(v);
+                }
                 None => {}
             }
         }
         let r = self.run(pos, limits, window, history, clock)?;
-        self.finish(pos, r, first, clock)
+        match known {
+            // Stopped before the distance was found: the value proven is the answer.
+            Some(v) if r.provenance == Provenance::Estimate => {
+                let nodes = r.stats;
+                self.finish(pos, v, nodes, clock)
+            }
+            Some(v) => self.finish(pos, r, v.stats, clock),
+            None => self.finish(pos, r, Stats::default(), clock),
+        }
     }
 
     /// The line of an exact answer extended through the tablebases, the counters of an
@@ -355,7 +368,6 @@ impl<'a> Searcher<'a> {
     pub fn tablebase_line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
         self.tb.line(pos, max)
     }
-
 }
 
 impl Worker<'_> {

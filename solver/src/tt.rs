@@ -18,7 +18,7 @@
 //! Keys ([`key`]) cover everything that changes a value: the points, the hands, the
 //! side to move and the variant.
 
-use morris_engine::{Move, Point, Position, Symmetry, Variant};
+use morris_engine::{Color, Move, Point, Position, Symmetry, Variant};
 use morris_tablebase::AtomicWords;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -83,16 +83,29 @@ fn decode_move(bits: u64) -> Option<Move> {
 /// bijective mixer spreads them over the 64 bits, so two different states, or the
 /// same board under the two variants, never share a key.
 pub fn key(pos: &Position) -> (u64, Symmetry) {
-    let (pos, sym) = if pos.pieces_in_hand() {
-        pos.canonical()
-    } else {
-        (*pos, Symmetry::IDENTITY)
-    };
     let variant = match pos.variant() {
         Variant::Standard => 0,
         Variant::NoFlying => 1,
     };
-    (mix(pos.packed() | variant << 57), sym)
+    let packed = pos.packed() | variant << 57;
+    if !pos.pieces_in_hand() {
+        return (mix(packed), Symmetry::IDENTITY);
+    }
+    // `Position::canonical` on the two boards alone: the hands and the side to move,
+    // above bit 48 of the packed state, are the same under every symmetry, so the
+    // least packed state is the one with the least boards (and no position is copied;
+    // this runs at every placing node).
+    let (white, black) = (pos.pieces(Color::White), pos.pieces(Color::Black));
+    let boards =
+        |s: Symmetry| u64::from(s.apply(white).bits()) | u64::from(s.apply(black).bits()) << 24;
+    let mut best = (boards(Symmetry::IDENTITY), Symmetry::IDENTITY);
+    for &s in &Symmetry::ALL[1..] {
+        let b = boards(s);
+        if b < best.0 {
+            best = (b, s);
+        }
+    }
+    (mix(packed & !((1 << 48) - 1) | best.0), best.1)
 }
 
 /// The splitmix64 finalizer: a bijection of `u64`.
@@ -199,7 +212,12 @@ impl TranspositionTable {
     pub fn fill_permille(&self) -> usize {
         let sample = self.buckets().min(1000);
         let used: usize = (0..sample)
-            .map(|b| self.bucket(b).iter().filter(|s| s[1].load(Relaxed) != 0).count())
+            .map(|b| {
+                self.bucket(b)
+                    .iter()
+                    .filter(|s| s[1].load(Relaxed) != 0)
+                    .count()
+            })
             .sum();
         used * 1000 / (sample * BUCKET)
     }
@@ -307,7 +325,11 @@ mod tests {
     #[test]
     fn the_size_is_the_largest_power_of_two_that_fits() {
         let tt = TranspositionTable::new(1).unwrap();
-        assert_eq!(tt.words.as_slice().as_ptr() as usize % 64, 0, "buckets on lines");
+        assert_eq!(
+            tt.words.as_slice().as_ptr() as usize % 64,
+            0,
+            "buckets on lines"
+        );
         assert_eq!(std::mem::size_of::<[[AtomicU64; 2]; BUCKET]>(), 64);
         assert_eq!(TranspositionTable::new(1).unwrap().len(), 1 << 16);
         assert_eq!(TranspositionTable::new(3).unwrap().len(), 1 << 17);
@@ -482,6 +504,27 @@ mod tests {
         // Positions equal up to a symmetry share a key while pieces are in hand.
         let turned = standard.transformed(Symmetry::ALL[5]);
         assert_eq!(key(&turned).0, key(&standard).0);
+    }
+
+    /// The key of a placing position is that of `Position::canonical`, with its
+    /// symmetry, for every symmetry of a few positions.
+    #[test]
+    fn keys_of_placing_positions_are_those_of_the_canonical_position() {
+        for fen in [
+            "W.B/.W./B../W.B..W/.B./.../... w 5 5",
+            ".../.../.../....../.../.../... b 9 8",
+            "WB./B.W/.../.....W/.../..B/W.. b 3 4",
+        ] {
+            let pos = morris_engine::notation::parse_position(fen, Variant::NoFlying).unwrap();
+            for s in Symmetry::ALL {
+                let turned = pos.transformed(s);
+                let (canonical, sym) = turned.canonical();
+                let (k, ksym) = key(&turned);
+                assert_eq!(k, mix(canonical.packed() | 1 << 57), "{fen} under {s:?}");
+                assert_eq!(turned.transformed(ksym), canonical, "{fen} under {s:?}");
+                assert_eq!(ksym, sym, "{fen} under {s:?}");
+            }
+        }
     }
 
     #[test]
