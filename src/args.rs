@@ -102,6 +102,10 @@ pub struct SearchArgs {
     /// positions); no line is shown.
     #[arg(long)]
     pub value_only: bool,
+
+    /// Threads searching together over the one table (1 to 64).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: u16,
 }
 
 impl SearchArgs {
@@ -123,6 +127,7 @@ impl SearchArgs {
             time,
             nodes: self.nodes,
             value_only: self.value_only,
+            threads: usize::from(self.threads),
             ..morris_solver::Limits::default()
         })
     }

@@ -27,7 +27,7 @@ const POSITIONS: [(&str, Variant); 10] = [
 #[command(after_help = "Examples:\n  morris bench\n  morris bench --depth 6")]
 pub struct Args {
     /// Search depth in plies.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
 
     /// Transposition table size in MiB (part of the signature).

@@ -230,6 +230,8 @@ fn search_limits_are_kept_and_bad_ones_refused() {
         &["--depth", "0"],
         &["--depth", "x"],
         &["--nodes", "-5"],
+        &["--threads", "0"],
+        &["--threads", "65"],
     ] {
         for cmd in ["solve", "analyze"] {
             let mut args = vec![cmd, "--tb", tb];
@@ -241,6 +243,7 @@ fn search_limits_are_kept_and_bad_ones_refused() {
     assert!(refused(&["solve", "--depth", "0", "--tb", tb]).contains("--depth"));
     assert!(refused(&["play", "--time", "0", "--tb", tb]).contains("--time"));
     refused(&["bench", "--depth", "0"]);
+    assert!(refused(&["solve", "--threads", "0", "--tb", tb]).contains("--threads"));
 }
 
 /// The rank of a move's result for the side that plays it, from the value of the

@@ -112,8 +112,8 @@ fn the_cli_reports_a_table_it_cannot_allocate() {
     assert_eq!(
         err.lines().next(),
         Some(
-            "error: cannot allocate a transposition table of 4096 MiB: memory allocation \
-             failed because the memory allocator returned an error"
+            "error: cannot allocate a transposition table of 4096 MiB: Cannot allocate \
+             memory (os error 12)"
         ),
         "{err}"
     );

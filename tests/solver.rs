@@ -459,6 +459,56 @@ fn placement_positions_are_proved_through_the_tablebases() {
     );
 }
 
+/// Threads searching together over one table (lazy SMP) prove what one thread proves:
+/// the same value and distance, a best move that keeps it and, for a decided game, a
+/// line that ends it; on a roomy table and on one crowded enough that the threads
+/// overwrite each other's entries.
+#[test]
+fn parallel_searches_prove_what_one_thread_proves() {
+    let tb = tablebase();
+    for variant in Variant::ALL {
+        let mut crowded = Searcher::new(Some(tb), 1).unwrap();
+        for pos in placement_positions(variant, 24, 11) {
+            let want = exact(tb, &pos, 2);
+            let mut roomy = Searcher::new(Some(tb), 16).unwrap();
+            for (searcher, threads) in [(&mut roomy, 2), (&mut crowded, 3)] {
+                for value_only in [false, true] {
+                    let limits = Limits {
+                        threads,
+                        value_only,
+                        ..Limits::default()
+                    };
+                    let r = searcher.search(&pos, limits, &[]).unwrap();
+                    let value = r.value.expect("a proof has a value");
+                    let got = if value_only {
+                        assert_eq!(r.provenance, Provenance::ValueProof, "{variant} {pos}");
+                        match value.wdl {
+                            Wdl::Win => 1,
+                            Wdl::Draw => 0,
+                            Wdl::Loss => -1,
+                        }
+                    } else {
+                        assert_eq!(r.provenance, Provenance::Proof, "{variant} {pos}");
+                        if value.wdl != Wdl::Draw {
+                            check_line_ends_game(tb, &pos, &r.pv, value);
+                        }
+                        score_of(value)
+                    };
+                    let want = if value_only { want.signum() } else { want };
+                    assert_eq!(got, want, "{variant} {pos}, {threads} threads");
+                    let best = r.best.expect("a best move");
+                    let kept = back(exact(tb, &pos.play_unchecked(best), 1));
+                    let kept = if value_only { kept.signum() } else { kept };
+                    assert!(
+                        want < 0 || kept == want,
+                        "{variant} {pos}, {threads} threads: best move {best} does not keep {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The exact value by minimax over the tablebases, as [`exact`], remembering every
 /// position it solved: deep placement trees revisit most of them.
 fn exact_memo(

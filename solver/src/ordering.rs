@@ -63,3 +63,15 @@ pub(crate) fn pick(moves: &mut [Move], keys: &mut [u32], i: usize) {
     moves.swap(i, best);
     keys.swap(i, best);
 }
+
+/// Sort the moves by key, then start the order `by` moves further on (the skipped
+/// ones last): a helper thread of a parallel search begins elsewhere than the main one.
+pub(crate) fn rotate(moves: &mut [Move], keys: &mut [u32], by: usize) {
+    for i in 0..moves.len() {
+        pick(moves, keys, i);
+    }
+    moves.rotate_left(by);
+    for (i, k) in keys.iter_mut().enumerate() {
+        *k = u32::MAX - i as u32;
+    }
+}

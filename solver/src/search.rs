@@ -22,6 +22,8 @@ use crate::tablebase::Tablebases;
 use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
 use morris_engine::{Color, Move, Position, Symmetry};
 use morris_tablebase::{Tablebase, Wdl};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Nodes with at least this much depth left try an enhanced transposition cutoff.
@@ -43,6 +45,10 @@ pub struct Limits {
     /// the search runs with the window (-1, 1), so any win or loss cuts off at once.
     /// Far fewer nodes, which is what opening positions need.
     pub value_only: bool,
+    /// Threads searching together over the one table (lazy SMP); 0 counts as 1. The
+    /// answer is the same; the node count, summed over the threads, varies from run
+    /// to run with more than one, and the node limit holds for each thread.
+    pub threads: usize,
 }
 
 /// Where an answer came from.
@@ -129,10 +135,25 @@ pub struct SearchResult {
 pub struct Searcher<'a> {
     tb: Tablebases<'a>,
     tt: TranspositionTable,
+}
+
+/// One thread of a search: its path, counters and limits, over the shared table.
+///
+/// Every worker runs the same iterative deepening over the same table (lazy SMP); the
+/// helpers (`id > 0`) start the first two plies from other moves, so that they store
+/// what the main line will want soon instead of following it. The first worker to
+/// finish answers and raises `stop` for the others.
+struct Worker<'s> {
+    tb: &'s Tablebases<'s>,
+    tt: &'s TranspositionTable,
+    id: usize,
+    threads: usize,
     path: Vec<u64>,
     stats: Stats,
     deadline: Option<Instant>,
     node_limit: Option<u64>,
+    /// Raised by the first worker to finish.
+    stop: &'s AtomicBool,
     stopped: bool,
     /// The first error met; it stops the search.
     failure: Option<SearchError>,
@@ -145,14 +166,8 @@ impl<'a> Searcher<'a> {
     /// [`TableError`] when the table cannot be allocated.
     pub fn new(tb: Option<&'a Tablebase>, hash_mb: usize) -> Result<Searcher<'a>, TableError> {
         Ok(Searcher {
-            tb: Tablebases(tb),
+            tb: Tablebases::new(tb),
             tt: TranspositionTable::new(hash_mb)?,
-            path: Vec::new(),
-            stats: Stats::default(),
-            deadline: None,
-            node_limit: None,
-            stopped: false,
-            failure: None,
         })
     }
 
@@ -168,46 +183,217 @@ impl<'a> Searcher<'a> {
         history: &[u64],
     ) -> Result<SearchResult, SearchError> {
         let clock = Instant::now();
-        self.stats = Stats::default();
         self.tt.new_search();
-        let start = limits.start.unwrap_or(clock);
-        self.deadline = limits.time.and_then(|t| start.checked_add(t));
-        self.node_limit = limits.nodes;
-        self.stopped = false;
-        self.failure = None;
-        self.path.clear();
-        self.path.extend_from_slice(history);
-        let done = |score, value, provenance, s: &Self| SearchResult {
+        let done = |score, value, provenance| SearchResult {
             score,
             value,
             provenance,
             best: None,
             pv: Vec::new(),
             depth: 0,
-            stats: s.stats,
+            stats: Stats::default(),
             time: clock.elapsed(),
         };
         if let Some(score) = end_score(pos, 0) {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
-            return Ok(done(score, Some(verdict), Provenance::Terminal, self));
+            return Ok(done(score, Some(verdict), Provenance::Terminal));
         }
         if let Some(score) = self.tb.score(pos, 0)? {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
-            let mut r = done(score, Some(verdict), Provenance::Tablebase, self);
+            let mut r = done(score, Some(verdict), Provenance::Tablebase);
             r.pv = self.tb.line(pos, 400)?;
             r.best = r.pv.first().copied();
             return Ok(r);
         }
+        // While placing, with tables to reach, the value comes first (value only, to
+        // the end of the placing phase): a draw has no distance to search, and the
+        // distance of a win or loss is then searched with the window of its mate band,
+        // where every move that does not keep the value fails at once.
+        let mut window = if limits.value_only {
+            (-1, 1)
+        } else {
+            (-INF, INF)
+        };
+        let mut known = None;
+        let hands = u32::from(pos.hand(Color::White) + pos.hand(Color::Black));
+        if !limits.value_only
+            && self.tb.loaded()
+            && hands > 0
+            && limits.depth.is_none_or(|d| d >= hands)
+        {
+            let value_only = Limits {
+                value_only: true,
+                depth: Some(hands),
+                ..limits
+            };
+            let v = self.run(pos, value_only, (-1, 1), history, clock)?;
+            match v.value.map(|v| v.wdl) {
+                Some(_) if v.provenance != Provenance::ValueProof => {}
+                Some(Wdl::Draw) => {
+                    let mut r = v;
+                    r.provenance = Provenance::Proof;
+                    r.value = Some(Verdict::DRAW);
+                    r.pv = table_line(&self.tb, &self.tt, pos, hands as usize + 1)?;
+                    r.best = r.pv.first().copied().or(r.best);
+                    return self.finish(pos, r, Stats::default(), clock);
+                }
+                Some(Wdl::Win) => {
+                    window = (MATE_BOUND, INF);
+                    known = Some(v);
+                }
+                Some(Wdl::Loss) => {
+                    window = (-INF, -MATE_BOUND);
+                    known = Some(v);
+                }
+                None => {}
+            }
+        }
+        let r = self.run(pos, limits, window, history, clock)?;
+        match known {
+            // Stopped before the distance was found: the value proven is the answer.
+            Some(v) if r.provenance == Provenance::Estimate => {
+                let nodes = r.stats;
+                self.finish(pos, v, nodes, clock)
+            }
+            Some(v) => self.finish(pos, r, v.stats, clock),
+            None => self.finish(pos, r, Stats::default(), clock),
+        }
+    }
+
+    /// The line of an exact answer extended through the tablebases, the counters of an
+    /// earlier pass added, the time taken.
+    fn finish(
+        &self,
+        pos: &Position,
+        mut result: SearchResult,
+        earlier: Stats,
+        clock: Instant,
+    ) -> Result<SearchResult, SearchError> {
+        if matches!(result.provenance, Provenance::Proof) {
+            // Extend an exact line through the tablebases to the end of the game.
+            let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
+            let tail = self.tb.line(&end, 400)?;
+            result.pv.extend(tail);
+        }
+        result.stats.nodes += earlier.nodes;
+        result.stats.tt_probes += earlier.tt_probes;
+        result.stats.tt_hits += earlier.tt_hits;
+        result.stats.tb_hits += earlier.tb_hits;
+        result.stats.table_fill = self.tt.fill_permille();
+        result.time = clock.elapsed();
+        Ok(result)
+    }
+
+    /// Iterative deepening on `limits.threads` threads over the table, searching with
+    /// `window`: the answer of the first to finish, with the counters of all.
+    fn run(
+        &self,
+        pos: &Position,
+        limits: Limits,
+        window: (i32, i32),
+        history: &[u64],
+        clock: Instant,
+    ) -> Result<SearchResult, SearchError> {
+        let threads = limits.threads.max(1);
+        let deadline = limits
+            .time
+            .and_then(|t| limits.start.unwrap_or(clock).checked_add(t));
+        let stop = AtomicBool::new(false);
+        let answer = Mutex::new(None);
+        let total = Mutex::new(Stats::default());
+        let (tb, tt) = (&self.tb, &self.tt);
+        let run = |id: usize| {
+            let mut worker = Worker {
+                tb,
+                tt,
+                id,
+                threads,
+                path: history.to_vec(),
+                stats: Stats::default(),
+                deadline,
+                node_limit: limits.nodes,
+                stop: &stop,
+                stopped: false,
+                failure: None,
+            };
+            let r = worker.iterate(pos, limits, window, clock);
+            // The first to finish answers; the others stop as soon as they see it, so
+            // the answer is in before the flag is raised (the others' unfinished
+            // iterations must never be taken for it).
+            lock(&answer).get_or_insert(r);
+            stop.store(true, Relaxed);
+            let mut total = lock(&total);
+            total.nodes += worker.stats.nodes;
+            total.tt_probes += worker.stats.tt_probes;
+            total.tt_hits += worker.stats.tt_hits;
+            total.tb_hits += worker.stats.tb_hits;
+        };
+        std::thread::scope(|scope| {
+            for id in 1..threads {
+                scope.spawn(move || run(id));
+            }
+            run(0);
+        });
+        let answer = answer.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut result = answer.unwrap_or_else(|| {
+            Ok(SearchResult {
+                score: evaluate(pos),
+                value: None,
+                provenance: Provenance::Estimate,
+                best: pos.legal_moves().first().copied(),
+                pv: Vec::new(),
+                depth: 0,
+                stats: Stats::default(),
+                time: clock.elapsed(),
+            })
+        })?;
+        result.stats = total.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(result)
+    }
+
+    /// Every move of a covered position that keeps its tablebase value (all the best
+    /// moves); empty when the position is not covered.
+    ///
+    /// # Errors
+    /// [`SearchError`] when a tablebase file it reads is damaged.
+    pub fn tablebase_best_moves(&self, pos: &Position) -> Result<Vec<Move>, SearchError> {
+        self.tb.best_moves(pos)
+    }
+
+    /// The best line by the tablebases alone, from a covered position, until the game
+    /// ends, a position is not covered, or `max` plies.
+    ///
+    /// # Errors
+    /// [`SearchError`] when a tablebase file it reads is damaged.
+    pub fn tablebase_line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
+        self.tb.line(pos, max)
+    }
+}
+
+impl Worker<'_> {
+    /// Iterative deepening from `pos` until exact, a limit, or another worker's
+    /// answer: the result of the last completed iteration.
+    fn iterate(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        (alpha, beta): (i32, i32),
+        clock: Instant,
+    ) -> Result<SearchResult, SearchError> {
         let max_depth = limits
             .depth
             .unwrap_or(u32::from(u8::MAX))
             .clamp(1, u32::from(u8::MAX));
         // Until an iteration completes, the static evaluation is the estimate.
-        let mut result = done(evaluate(pos), None, Provenance::Estimate, self);
-        let (alpha, beta) = if limits.value_only {
-            (-1, 1)
-        } else {
-            (-INF, INF)
+        let mut result = SearchResult {
+            score: evaluate(pos),
+            value: None,
+            provenance: Provenance::Estimate,
+            best: None,
+            pv: Vec::new(),
+            depth: 0,
+            stats: Stats::default(),
+            time: clock.elapsed(),
         };
         // A value-only search from the placing phase starts at the depth where every
         // line reaches the end of it (and the movement tables): the shallower
@@ -267,66 +453,19 @@ impl<'a> Searcher<'a> {
             // Stopped before the first iteration stored anything: any legal move.
             result.best = pos.legal_moves().first().copied();
         }
-        if matches!(result.provenance, Provenance::Proof) {
-            // Extend an exact line through the tablebases to the end of the game.
-            let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
-            let tail = self.tb.line(&end, 400)?;
-            result.pv.extend(tail);
-        }
-        self.stats.table_fill = self.tt.fill_permille();
-        result.stats = self.stats;
-        result.time = clock.elapsed();
         Ok(result)
     }
 
-    /// Every move of a covered position that keeps its tablebase value (all the best
-    /// moves); empty when the position is not covered.
-    ///
-    /// # Errors
-    /// [`SearchError`] when a tablebase file it reads is damaged.
-    pub fn tablebase_best_moves(&self, pos: &Position) -> Result<Vec<Move>, SearchError> {
-        self.tb.best_moves(pos)
-    }
-
-    /// The best line by the tablebases alone, from a covered position, until the game
-    /// ends, a position is not covered, or `max` plies.
-    ///
-    /// # Errors
-    /// [`SearchError`] when a tablebase file it reads is damaged.
-    pub fn tablebase_line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
-        self.tb.line(pos, max)
-    }
-
-    /// The line the table holds from `pos`, until a tablebase position, the end of
-    /// the game, a repetition or `max` plies.
+    /// The line the table holds from `pos` (see [`table_line`]).
     fn principal_variation(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
-        let mut line = Vec::new();
-        let mut pos = *pos;
-        let mut seen = vec![pos.hash()];
-        while line.len() < max && pos.end().is_none() && self.tb.score(&pos, 0)?.is_none() {
-            let (key, sym) = tt::key(&pos);
-            let Some(m) = self.tt.probe(key).and_then(|e| e.best) else {
-                break;
-            };
-            let m = m.transformed(sym.inverse());
-            if !pos.is_legal(m) {
-                break;
-            }
-            line.push(m);
-            pos = pos.play_unchecked(m);
-            if seen.contains(&pos.hash()) {
-                break;
-            }
-            seen.push(pos.hash());
-        }
-        Ok(line)
+        table_line(self.tb, self.tt, pos, max)
     }
 
     fn out_of_budget(&mut self) -> bool {
         if self.stats.nodes & 255 == 0 {
             let time_up = self.deadline.is_some_and(|d| Instant::now() >= d);
             let nodes_up = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
-            self.stopped |= time_up || nodes_up;
+            self.stopped |= time_up || nodes_up || self.stop.load(Relaxed);
         }
         self.stopped
     }
@@ -407,6 +546,10 @@ impl<'a> Searcher<'a> {
         let mut keys = [0u32; morris_engine::MAX_MOVES];
         let keys = &mut keys[..moves.len()];
         ordering::keys(pos, &moves, tt_move, keys);
+        if self.id > 0 && ply < 2 {
+            let by = moves.len() * self.id / self.threads;
+            ordering::rotate(&mut moves, keys, by);
+        }
         let original_alpha = alpha;
         let (mut best, mut best_move, mut heuristic) = (-INF, None, false);
         self.path.push(key);
@@ -475,6 +618,42 @@ impl<'a> Searcher<'a> {
         }
         None
     }
+}
+
+/// The line the table holds from `pos`, until a tablebase position, the end of the
+/// game, a repetition or `max` plies.
+fn table_line(
+    tb: &Tablebases<'_>,
+    tt: &TranspositionTable,
+    pos: &Position,
+    max: usize,
+) -> Result<Vec<Move>, SearchError> {
+    let mut line = Vec::new();
+    let mut pos = *pos;
+    let mut seen = vec![pos.hash()];
+    while line.len() < max && pos.end().is_none() && tb.score(&pos, 0)?.is_none() {
+        let (key, sym) = tt::key(&pos);
+        let Some(m) = tt.probe(key).and_then(|e| e.best) else {
+            break;
+        };
+        let m = m.transformed(sym.inverse());
+        if !pos.is_legal(m) {
+            break;
+        }
+        line.push(m);
+        pos = pos.play_unchecked(m);
+        if seen.contains(&pos.hash()) {
+            break;
+        }
+        seen.push(pos.hash());
+    }
+    Ok(line)
+}
+
+/// The value behind a lock, even if a thread panicked while holding it (the values
+/// kept there are whole at every step).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The table entry of a node searched at `ply` with `depth` left: the score made

@@ -8,22 +8,82 @@
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score};
-use morris_engine::{Move, Position};
-use morris_tablebase::Tablebase;
+use morris_engine::{Move, Position, Variant};
+use morris_tablebase::{Sector, SectorFile, Tablebase};
 
-/// The tablebases a searcher may consult, if any.
-#[derive(Clone, Copy)]
-pub(crate) struct Tablebases<'a>(pub(crate) Option<&'a Tablebase>);
+/// Most pieces a side has on the board.
+const PIECES: usize = 9;
 
-impl Tablebases<'_> {
+/// The tablebases a searcher may consult, if any, with the movement files looked up
+/// once: the search probes a table at every node where a line leaves the placing
+/// phase (half of the nodes of an opening proof) and at every placing node that a
+/// placement table might hold, and a lookup by name there cost more than the read.
+pub(crate) struct Tablebases<'a> {
+    tb: Option<&'a Tablebase>,
+    /// By variant, pieces of the side to move and of the opponent.
+    movement: [[[Option<&'a SectorFile>; PIECES + 1]; PIECES + 1]; 2],
+    /// By variant: whether any placement file is loaded.
+    placement: [bool; 2],
+}
+
+fn variant_index(v: Variant) -> usize {
+    match v {
+        Variant::Standard => 0,
+        Variant::NoFlying => 1,
+    }
+}
+
+impl<'a> Tablebases<'a> {
+    pub(crate) fn new(tb: Option<&'a Tablebase>) -> Tablebases<'a> {
+        let mut movement = [[[None; PIECES + 1]; PIECES + 1]; 2];
+        let mut placement = [false; 2];
+        if let Some(tb) = tb {
+            for (variant, sector, file) in tb.sectors() {
+                let Sector { us, them } = sector;
+                movement[variant_index(variant)][usize::from(us)][usize::from(them)] = Some(file);
+            }
+            for (variant, _, _) in tb.placement_sectors() {
+                placement[variant_index(variant)] = true;
+            }
+        }
+        Tablebases {
+            tb,
+            movement,
+            placement,
+        }
+    }
+
+    /// Whether any table is loaded.
+    pub(crate) fn loaded(&self) -> bool {
+        self.tb.is_some()
+    }
+
     /// The score of a position at `ply` plies from the root, if a loaded sector covers
     /// it.
     pub(crate) fn score(&self, pos: &Position, ply: usize) -> Result<Option<i32>, SearchError> {
-        let Some(tb) = self.0 else {
+        let Some(tb) = self.tb else {
             return Ok(None);
         };
+        let variant = variant_index(pos.variant());
         let file = || Tablebase::sector_of(pos).and_then(|s| tb.file(pos.variant(), s));
-        let Some(value) = tb.probe(pos)? else {
+        let value = if pos.pieces_in_hand() {
+            if !self.placement[variant] {
+                return Ok(None);
+            }
+            tb.probe(pos)?
+        } else {
+            // The file `Tablebase::probe` would read, without its lookup by name.
+            let (us, them) = (pos.us(), pos.them());
+            let movement = &self.movement[variant];
+            match movement
+                .get(us.count() as usize)
+                .and_then(|row| row.get(them.count() as usize))
+            {
+                Some(Some(f)) => Some(f.value(f.index().index(us, them))?),
+                _ => None,
+            }
+        };
+        let Some(value) = value else {
             return Ok(None);
         };
         match value_score(value, ply) {

@@ -18,8 +18,8 @@
 //! Keys ([`key`]) cover everything that changes a value: the points, the hands, the
 //! side to move and the variant.
 
-use morris_engine::{Move, Point, Position, Symmetry, Variant};
-use std::collections::TryReserveError;
+use morris_engine::{Color, Move, Point, Position, Symmetry, Variant};
+use morris_tablebase::AtomicWords;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// What a stored score means.
@@ -83,16 +83,29 @@ fn decode_move(bits: u64) -> Option<Move> {
 /// bijective mixer spreads them over the 64 bits, so two different states, or the
 /// same board under the two variants, never share a key.
 pub fn key(pos: &Position) -> (u64, Symmetry) {
-    let (pos, sym) = if pos.pieces_in_hand() {
-        pos.canonical()
-    } else {
-        (*pos, Symmetry::IDENTITY)
-    };
     let variant = match pos.variant() {
         Variant::Standard => 0,
         Variant::NoFlying => 1,
     };
-    (mix(pos.packed() | variant << 57), sym)
+    let packed = pos.packed() | variant << 57;
+    if !pos.pieces_in_hand() {
+        return (mix(packed), Symmetry::IDENTITY);
+    }
+    // `Position::canonical` on the two boards alone: the hands and the side to move,
+    // above bit 48 of the packed state, are the same under every symmetry, so the
+    // least packed state is the one with the least boards (and no position is copied;
+    // this runs at every placing node).
+    let (white, black) = (pos.pieces(Color::White), pos.pieces(Color::Black));
+    let boards =
+        |s: Symmetry| u64::from(s.apply(white).bits()) | u64::from(s.apply(black).bits()) << 24;
+    let mut best = (boards(Symmetry::IDENTITY), Symmetry::IDENTITY);
+    for &s in &Symmetry::ALL[1..] {
+        let b = boards(s);
+        if b < best.0 {
+            best = (b, s);
+        }
+    }
+    (mix(packed & !((1 << 48) - 1) | best.0), best.1)
 }
 
 /// The splitmix64 finalizer: a bijection of `u64`.
@@ -112,19 +125,21 @@ pub struct TableError {
     pub mb: usize,
     /// Why the allocation was refused.
     #[source]
-    pub source: TryReserveError,
+    pub source: std::io::Error,
 }
 
 /// Slots a bucket, one bucket a cache line.
 const BUCKET: usize = 4;
 
-/// Four slots on one cache line: a probe reads one line from memory.
-#[repr(align(64))]
-struct Bucket([[AtomicU64; 2]; BUCKET]);
+/// Words a bucket: two a slot, 64 bytes.
+const WORDS: usize = 2 * BUCKET;
 
 /// The table.
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    /// The buckets, `WORDS` words each. The mapping is page-aligned, so every bucket
+    /// is one cache line and a probe reads one line from memory; huge pages are asked
+    /// for, since at gigabytes 4 KiB pages make nearly every probe a TLB miss too.
+    words: AtomicWords<AtomicU64>,
     mask: usize,
     /// The search the table serves now ([`TranspositionTable::new_search`]), kept with
     /// each entry: entries of earlier searches are the first to go.
@@ -138,21 +153,21 @@ fn bucket_of(key: u64, mask: usize) -> usize {
 
 impl TranspositionTable {
     /// A table of at most `mb` megabytes: the largest power of two of 16-byte slots
-    /// that fits (at least one bucket of four).
+    /// that fits (at least one bucket of four). The memory is mapped zeroed and
+    /// touched only as entries land in it.
     ///
     /// # Errors
     /// [`TableError`] when the memory cannot be had.
     pub fn new(mb: usize) -> Result<TranspositionTable, TableError> {
         let fit = mb.max(1).saturating_mul(1 << 20) / 16 / BUCKET;
         let n = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(1);
-        let mut buckets = Vec::new();
-        buckets
-            .try_reserve_exact(n)
+        let words = n
+            .checked_mul(WORDS)
+            .ok_or_else(|| std::io::Error::other("table too large"))
+            .and_then(AtomicWords::zeroed)
             .map_err(|source| TableError { mb, source })?;
-        let empty = || [AtomicU64::new(0), AtomicU64::new(0)];
-        buckets.extend((0..n).map(|_| Bucket([empty(), empty(), empty(), empty()])));
         Ok(TranspositionTable {
-            buckets,
+            words,
             mask: n - 1,
             generation: AtomicU64::new(0),
         })
@@ -160,21 +175,30 @@ impl TranspositionTable {
 
     /// Number of slots.
     pub fn len(&self) -> usize {
-        self.buckets.len() * BUCKET
+        self.words.as_slice().len() / 2
     }
 
     /// Whether the table has no slots (never).
     pub fn is_empty(&self) -> bool {
-        self.buckets.is_empty()
+        self.len() == 0
+    }
+
+    /// Number of buckets.
+    fn buckets(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// The slots of bucket `b`, as (key xor data, data) pairs.
+    fn bucket(&self, b: usize) -> &[[AtomicU64; 2]] {
+        let words = &self.words.as_slice()[b * WORDS..(b + 1) * WORDS];
+        let (slots, _) = words.as_chunks::<2>();
+        slots
     }
 
     /// Forget everything.
     pub fn clear(&self) {
-        for b in &self.buckets {
-            for s in &b.0 {
-                s[0].store(0, Relaxed);
-                s[1].store(0, Relaxed);
-            }
+        for w in self.words.as_slice() {
+            w.store(0, Relaxed);
         }
     }
 
@@ -186,18 +210,22 @@ impl TranspositionTable {
     /// Slots in use per thousand, from the first thousand buckets (as engines report
     /// "hashfull").
     pub fn fill_permille(&self) -> usize {
-        let sample = &self.buckets[..self.buckets.len().min(1000)];
-        let used: usize = sample
-            .iter()
-            .map(|b| b.0.iter().filter(|s| s[1].load(Relaxed) != 0).count())
+        let sample = self.buckets().min(1000);
+        let used: usize = (0..sample)
+            .map(|b| {
+                self.bucket(b)
+                    .iter()
+                    .filter(|s| s[1].load(Relaxed) != 0)
+                    .count()
+            })
             .sum();
-        used * 1000 / (sample.len() * BUCKET)
+        used * 1000 / (sample * BUCKET)
     }
 
     /// The entry for `key`, if stored and intact.
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        let bucket = &self.buckets[bucket_of(key, self.mask)];
-        let data = bucket.0.iter().find_map(|slot| {
+        let bucket = self.bucket(bucket_of(key, self.mask));
+        let data = bucket.iter().find_map(|slot| {
             let (a, data) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
             (a ^ data == key && data != 0).then_some(data)
         })?;
@@ -232,14 +260,14 @@ impl TranspositionTable {
             | u64::from(e.heuristic) << 26
             | encode_move(e.best) << 32
             | generation << 56;
-        let bucket = &self.buckets[bucket_of(key, self.mask)];
+        let bucket = self.bucket(bucket_of(key, self.mask));
         let worth = |data: u64| {
             let age = generation.wrapping_sub(data >> 56) & 0xFF;
             i64::from((data >> 16) as u8) - 4 * age as i64
         };
         let mut victim = 0;
         let mut least = i64::MAX;
-        for (i, slot) in bucket.0.iter().enumerate() {
+        for (i, slot) in bucket.iter().enumerate() {
             let (a, old) = (slot[0].load(Relaxed), slot[1].load(Relaxed));
             if a ^ old == key || old == 0 {
                 victim = i;
@@ -250,7 +278,7 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        let slot = &bucket.0[victim];
+        let slot = &bucket[victim];
         slot[0].store(key ^ data, Relaxed);
         slot[1].store(data, Relaxed);
     }
@@ -296,8 +324,13 @@ mod tests {
 
     #[test]
     fn the_size_is_the_largest_power_of_two_that_fits() {
-        assert_eq!(std::mem::size_of::<Bucket>(), 64);
-        assert_eq!(std::mem::align_of::<Bucket>(), 64);
+        let tt = TranspositionTable::new(1).unwrap();
+        assert_eq!(
+            tt.words.as_slice().as_ptr() as usize % 64,
+            0,
+            "buckets on lines"
+        );
+        assert_eq!(std::mem::size_of::<[[AtomicU64; 2]; BUCKET]>(), 64);
         assert_eq!(TranspositionTable::new(1).unwrap().len(), 1 << 16);
         assert_eq!(TranspositionTable::new(3).unwrap().len(), 1 << 17);
         assert_eq!(TranspositionTable::new(4).unwrap().len(), 1 << 18);
@@ -306,7 +339,7 @@ mod tests {
     #[test]
     fn a_deep_entry_survives_shallow_ones_of_its_bucket() {
         let tt = TranspositionTable::new(1).unwrap();
-        let n = tt.buckets.len() as u64;
+        let n = tt.buckets() as u64;
         // Keys 5, 5 + n, 5 + 2n, ... share a bucket.
         tt.store(5, entry(20));
         for k in 1..50 {
@@ -332,7 +365,7 @@ mod tests {
     #[test]
     fn entries_of_past_searches_give_way() {
         let tt = TranspositionTable::new(1).unwrap();
-        let n = tt.buckets.len() as u64;
+        let n = tt.buckets() as u64;
         for k in 0..4 {
             tt.store(7 + k * n, entry(10 + k as u8));
         }
@@ -407,8 +440,8 @@ mod tests {
                 tt.clear();
                 tt.store(key, e);
                 [
-                    tt.buckets[42].0[0][0].load(Relaxed),
-                    tt.buckets[42].0[0][1].load(Relaxed),
+                    tt.bucket(42)[0][0].load(Relaxed),
+                    tt.bucket(42)[0][1].load(Relaxed),
                 ]
             })
             .collect();
@@ -417,8 +450,8 @@ mod tests {
         // on the slot or a reader between a writer's two stores see it.
         for (i, first) in writes.iter().enumerate() {
             for (j, second) in writes.iter().enumerate().filter(|&(j, _)| j != i) {
-                tt.buckets[42].0[0][0].store(first[0], Relaxed);
-                tt.buckets[42].0[0][1].store(second[1], Relaxed);
+                tt.bucket(42)[0][0].store(first[0], Relaxed);
+                tt.bucket(42)[0][1].store(second[1], Relaxed);
                 for &key in &keys {
                     assert_eq!(tt.probe(key), None, "writes {i} and {j} torn");
                 }
@@ -471,6 +504,27 @@ mod tests {
         // Positions equal up to a symmetry share a key while pieces are in hand.
         let turned = standard.transformed(Symmetry::ALL[5]);
         assert_eq!(key(&turned).0, key(&standard).0);
+    }
+
+    /// The key of a placing position is that of `Position::canonical`, with its
+    /// symmetry, for every symmetry of a few positions.
+    #[test]
+    fn keys_of_placing_positions_are_those_of_the_canonical_position() {
+        for fen in [
+            "W.B/.W./B../W.B..W/.B./.../... w 5 5",
+            ".../.../.../....../.../.../... b 9 8",
+            "WB./B.W/.../.....W/.../..B/W.. b 3 4",
+        ] {
+            let pos = morris_engine::notation::parse_position(fen, Variant::NoFlying).unwrap();
+            for s in Symmetry::ALL {
+                let turned = pos.transformed(s);
+                let (canonical, sym) = turned.canonical();
+                let (k, ksym) = key(&turned);
+                assert_eq!(k, mix(canonical.packed() | 1 << 57), "{fen} under {s:?}");
+                assert_eq!(turned.transformed(ksym), canonical, "{fen} under {s:?}");
+                assert_eq!(ksym, sym, "{fen} under {s:?}");
+            }
+        }
     }
 
     #[test]

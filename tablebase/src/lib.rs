@@ -40,6 +40,7 @@ pub use driver::{generate_game_into, generate_into, Reporter, SectorReport};
 pub use file::{FileError, SectorFile};
 pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;
+pub use mmap::{prefetch, AtomicWord, AtomicWords};
 pub use placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
 pub use sector::{Sector, Value, Wdl};
 pub use tablebase::Tablebase;

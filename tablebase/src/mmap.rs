@@ -1,6 +1,6 @@
 //! The one place with `unsafe`: read-only memory maps of finished tablebase files, the
-//! anonymous mapping that holds the generator's working state as atomics, and the
-//! prefetch hint used on both.
+//! anonymous mappings that hold the generator's working state and the solver's
+//! transposition table as atomics, and the prefetch hint used on both.
 //!
 //! Contract of a file mapping. The bytes of a mapped file change under the reader, or
 //! the reader is killed by SIGBUS, if anyone modifies or truncates the file while it
@@ -28,7 +28,8 @@
 use memmap2::{Mmap, MmapRaw};
 use std::fs::File;
 use std::io;
-use std::sync::atomic::AtomicU32;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 /// Ask the processor to start loading the cache line of `slice[i]` into its caches; an
 /// index out of range is ignored. A hint only: it changes no value and no result.
@@ -95,37 +96,57 @@ impl MappedFile {
     }
 }
 
-/// A zeroed array of `AtomicU32` in an anonymous mapping, with transparent huge pages
-/// requested: the generator's working state is gigabytes read at random, where 4 KiB
-/// pages make every access a TLB miss.
-pub struct AtomicWords {
-    map: MmapRaw,
-    len: usize,
+/// The atomics an [`AtomicWords`] array may hold: `AtomicU32` and `AtomicU64`, for
+/// which all-zero bytes are a valid zero.
+pub trait AtomicWord: sealed::Sealed {}
+impl AtomicWord for AtomicU32 {}
+impl AtomicWord for AtomicU64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::AtomicU32 {}
+    impl Sealed for super::AtomicU64 {}
 }
 
-impl AtomicWords {
+/// A zeroed array of atomics (`AtomicU32` by default) in an anonymous mapping, with
+/// transparent huge pages requested: the generator's working state and the solver's
+/// transposition table are gigabytes read at random, where 4 KiB pages make every
+/// access a TLB miss. The kernel zeroes the pages on first touch, so a large array
+/// costs nothing until used.
+pub struct AtomicWords<T: AtomicWord = AtomicU32> {
+    map: MmapRaw,
+    len: usize,
+    word: PhantomData<T>,
+}
+
+impl<T: AtomicWord> AtomicWords<T> {
     /// `len` zeroed words.
     ///
     /// # Errors
     /// The mapping's error (out of memory).
-    pub fn zeroed(len: usize) -> io::Result<AtomicWords> {
+    pub fn zeroed(len: usize) -> io::Result<AtomicWords<T>> {
         let bytes = len
-            .checked_mul(4)
+            .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| io::Error::other("array too large"))?;
         let map = MmapRaw::from(huge_anonymous(bytes)?);
-        Ok(AtomicWords { map, len })
+        Ok(AtomicWords {
+            map,
+            len,
+            word: PhantomData,
+        })
     }
 
     /// The words.
-    pub fn as_slice(&self) -> &[AtomicU32] {
+    pub fn as_slice(&self) -> &[T] {
         // SAFETY: the pointer comes from `MmapRaw::as_mut_ptr`, the writable anonymous
         // mapping's own address (not a shared `&[u8]` view of it), so writing through
-        // the atomics is allowed. The mapping is at least `4 * len` bytes, zero-filled,
-        // page-aligned (so aligned for `AtomicU32`), owned by `self` and never unmapped
-        // or resized while borrowed; `AtomicU32` has the size and alignment of `u32`,
-        // every bit pattern is a valid `u32`, and no access bypasses the atomics, so
-        // handing out shared references is sound.
-        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().cast::<AtomicU32>(), self.len) }
+        // the atomics is allowed. The mapping is at least `len` words long, zero-filled,
+        // page-aligned (so aligned for `T`), owned by `self` and never unmapped or
+        // resized while borrowed; `T` is `AtomicU32` or `AtomicU64` (sealed), which
+        // have the size and alignment of their integer, for which every bit pattern is
+        // valid, and no access bypasses the atomics, so handing out shared references
+        // is sound.
+        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().cast::<T>(), self.len) }
     }
 }
 
@@ -182,7 +203,7 @@ mod tests {
 
     #[test]
     fn atomic_words_start_zeroed_and_keep_what_is_written() {
-        let words = AtomicWords::zeroed(100_000).expect("memory");
+        let words = AtomicWords::<AtomicU32>::zeroed(100_000).expect("memory");
         let w = words.as_slice();
         assert_eq!(w.len(), 100_000);
         assert!(w.iter().all(|x| x.load(Relaxed) == 0));
@@ -193,7 +214,12 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, x)| x.load(Relaxed) == i as u32 ^ 0xA5A5_0000));
-        assert!(AtomicWords::zeroed(usize::MAX / 2).is_err());
+        assert!(AtomicWords::<AtomicU32>::zeroed(usize::MAX / 2).is_err());
+        let wide = AtomicWords::<AtomicU64>::zeroed(1000).expect("memory");
+        assert!(wide.as_slice().iter().all(|x| x.load(Relaxed) == 0));
+        wide.as_slice()[999].store(u64::MAX, Relaxed);
+        assert_eq!(wide.as_slice()[999].load(Relaxed), u64::MAX);
+        assert!(AtomicWords::<AtomicU64>::zeroed(usize::MAX / 4).is_err());
     }
 
     #[test]
