@@ -377,6 +377,40 @@ pub fn pack_sector(
     })
 }
 
+/// Estimate the size of the compact file of `kind` of a raw sector file without
+/// writing it: every `every`-th block is compressed as [`pack_sector`] would.
+/// Returns the positions sampled and their compressed bytes.
+///
+/// # Errors
+/// A [`FileError`] naming the raw file when it is damaged or unreadable.
+pub fn estimate_sector(
+    raw: &SectorFile,
+    kind: Kind,
+    level: i32,
+    every: usize,
+) -> Result<(u64, u64), FileError> {
+    let codes = raw.entries()?;
+    let sampled: Vec<&[u8]> = codes.chunks(BLOCK).step_by(every.max(1)).collect();
+    let sizes: Vec<io::Result<usize>> = sampled
+        .par_iter()
+        .map(|block| {
+            let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
+            zstd::bulk::compress(&mapped, level).map(|d| d.len())
+        })
+        .collect();
+    let mut bytes = 0u64;
+    for size in sizes {
+        bytes += size.map_err(|e| FileError::new(raw.path(), e))? as u64;
+    }
+    let positions = sampled.iter().map(|b| b.len() as u64).sum();
+    Ok((positions, bytes))
+}
+
+/// Bytes of a compact file besides its compressed data (header and block index).
+pub fn overhead(entries: u64) -> u64 {
+    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(BLOCK as u64)
+}
+
 /// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
 /// tablebase; the least recently used block of a shard goes first.
 #[derive(Debug)]
