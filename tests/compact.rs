@@ -173,6 +173,22 @@ fn a_mixed_set_answers_like_the_raw_one() {
         }
     }
     assert!(probed > 1_000_000, "{probed}");
+    // `stats` counts the compact sectors too, and lists every file's size.
+    let tb = dir.path().to_str().expect("utf-8");
+    let plain = text(&morris(&["stats", "--tb", tb]));
+    let whole = text(&morris(&["stats", "--tb", raw.to_str().expect("utf-8")]));
+    assert_eq!(plain, whole);
+    let sizes = morris(&["stats", "--sizes", "--tb", tb]);
+    assert!(sizes.status.success(), "{}", text(&sizes));
+    let line = |name: &str| {
+        text(&sizes)
+            .lines()
+            .find(|l| l.split_whitespace().take(2).collect::<Vec<_>>() == ["no-flying", name])
+            .map(|l| l.split_whitespace().filter(|w| *w == "-").count())
+    };
+    // No-flying placement sectors: no raw file, no .dtm file.
+    assert_eq!(line("3-3+1-0"), Some(4), "{}", text(&sizes));
+    assert_eq!(line("3-3"), Some(4), "{}", text(&sizes));
 }
 
 /// A flipped byte in a block of a compact file: `verify` fails naming the file, a
