@@ -183,7 +183,7 @@ fn estimate(
         for (k, &kind) in kinds.iter().enumerate() {
             let (sampled, bytes) = estimate_sector(file, kind, level, every)?;
             let bits = bytes as f64 * 8.0 / sampled.max(1) as f64;
-            let est = (bits * entries as f64 / 8.0) as u64 + overhead(entries);
+            let est = (bits * entries as f64 / 8.0) as u64 + overhead(kind, entries);
             totals[k].0 += entries;
             totals[k].1 += est;
             outln!(

@@ -220,7 +220,7 @@ fn a_damaged_block_is_detected_and_named() {
         text(&v)
     );
     assert!(
-        text(&v).contains("checksum mismatch in entries 0 to 65535"),
+        text(&v).contains("checksum mismatch in entries 0 to 4095"),
         "{}",
         text(&v)
     );

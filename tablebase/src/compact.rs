@@ -9,14 +9,15 @@
 //! values come without distance ([`Value::wdl_only`]).
 //!
 //! Both are made by [`pack_sector`] from a raw file. Entries are cut into blocks of
-//! [`BLOCK`] positions (the last may be shorter); each block is compressed alone
+//! `2^k` positions (the last may be shorter; `k` in the header, [`Kind::block_log2`]
+//! when written); each block is compressed alone
 //! with zstd and checked by the xxh3-64 of its compressed bytes before it is
 //! decompressed. Win/draw/loss codes are one byte a position, `0` loss, `1` draw,
 //! `2` win: on sampled blocks of the Standard game this compressed better than
 //! packing four positions a byte (0.87 against 0.92 bits a position in sector 8-8),
 //! since zstd's entropy stage already gives a three-letter alphabet its due.
 //!
-//! Format version 1, little-endian (`n` entries, `b = ceil(n / BLOCK)` blocks):
+//! Format version 1, little-endian (`n` entries, `b = ceil(n / 2^k)` blocks):
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -31,7 +32,7 @@
 //! | 32 | 8, 8, 8 | wins, draws, losses |
 //! | 56 | 2, 2 | longest win, longest loss (plies) |
 //! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent |
-//! | 62 | 1 | log2 of the block size: 16 |
+//! | 62 | 1 | `k`, log2 of the positions of a block: 10 to 20 |
 //! | 63 | 1 | codec: 1 zstd |
 //! | 64 | 8 | length of the compressed data `d` |
 //! | 72 | 1 | the compression level used (for information) |
@@ -66,11 +67,8 @@ pub const MAGIC: [u8; 8] = *b"MORRISTZ";
 pub const VERSION: u32 = 1;
 /// Bytes before the block index.
 pub const HEADER_LEN: usize = 128;
-/// log2 of the positions of a block.
-pub const BLOCK_LOG2: u8 = 16;
-/// Positions of a block: 64 KiB decompressed. Blocks of 16 Ki positions compressed
-/// 10% worse (sector 8-8, level 19) for a quarter of the decompression time.
-pub const BLOCK: usize = 1 << BLOCK_LOG2;
+/// The block sizes a file may have (log2 of its positions).
+const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
 /// The zstd level [`pack_sector`] uses unless told otherwise.
 pub const DEFAULT_LEVEL: i32 = 19;
 /// Codec byte of zstd.
@@ -105,6 +103,19 @@ impl Kind {
         match self {
             Kind::Wdl => 1,
             Kind::Dtm => 2,
+        }
+    }
+
+    /// log2 of the positions of a block as [`pack_sector`] writes them. A probe that
+    /// misses the cache decompresses a whole block: DTM files, which the search
+    /// reads, have blocks of 4 Ki positions (6% larger than of 16 Ki, sector 8-8,
+    /// level 19, sampled; the 7+7 empty-board proof ran at 72% of the raw tables'
+    /// speed, against 60% with 16 Ki), win/draw/loss files, read for single answers,
+    /// of 64 Ki (blocks of 16 Ki came out 10% larger).
+    pub fn block_log2(self) -> u8 {
+        match self {
+            Kind::Wdl => 16,
+            Kind::Dtm => 12,
         }
     }
 
@@ -158,12 +169,19 @@ pub struct CompactHeader {
     pub data_len: u64,
     /// The zstd level it was written with.
     pub level: u8,
+    /// log2 of the positions of a block.
+    pub block_log2: u8,
 }
 
 impl CompactHeader {
+    /// Positions of a block (the last may have fewer).
+    pub fn block(&self) -> u64 {
+        1 << self.block_log2
+    }
+
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
-        self.entries.div_ceil(BLOCK as u64)
+        self.entries.div_ceil(self.block())
     }
 
     /// Where the compressed data starts.
@@ -178,8 +196,8 @@ impl CompactHeader {
 
     /// Entries of block `b`.
     fn block_len(&self, b: u64) -> usize {
-        let start = b * BLOCK as u64;
-        usize::try_from(self.entries.saturating_sub(start).min(BLOCK as u64)).unwrap_or(BLOCK)
+        let start = b * self.block();
+        usize::try_from(self.entries.saturating_sub(start).min(self.block())).unwrap_or(0)
     }
 
     fn encode(&self) -> [u8; HEADER_LEN] {
@@ -199,7 +217,7 @@ impl CompactHeader {
         if let SectorId::Placement(p) = self.sector {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
         }
-        h[62] = BLOCK_LOG2;
+        h[62] = self.block_log2;
         h[63] = CODEC_ZSTD;
         h[64..72].copy_from_slice(&self.data_len.to_le_bytes());
         h[72] = self.level;
@@ -230,7 +248,7 @@ impl CompactHeader {
         if h[15] != expected.2.code() || h[63] != CODEC_ZSTD {
             return Err(Problem::Encoding(h[15]));
         }
-        if h[62] != BLOCK_LOG2 {
+        if !BLOCK_LOG2_RANGE.contains(&h[62]) {
             return Err(Problem::BlockSize(h[62]));
         }
         if h[12] != variant_code(expected.0) {
@@ -267,6 +285,7 @@ impl CompactHeader {
             },
             data_len: u64_at(64),
             level: h[72],
+            block_log2: h[62],
         })
     }
 }
@@ -323,7 +342,7 @@ pub fn pack_sector(
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        let blocks: Vec<&[u8]> = codes.chunks(BLOCK).collect();
+        let blocks: Vec<&[u8]> = codes.chunks(1 << kind.block_log2()).collect();
         let index_len = INDEX_ENTRY * blocks.len();
         let mut out = BufWriter::with_capacity(1 << 20, &file);
         // The header and index are known at the end; they are written last, in place.
@@ -357,6 +376,7 @@ pub fn pack_sector(
             stats: header.stats,
             data_len: end,
             level: u8::try_from(level).unwrap_or(0),
+            block_log2: kind.block_log2(),
         };
         write_at(&file, &compact.encode(), 0)?;
         write_at(&file, &index, HEADER_LEN as u64)?;
@@ -390,7 +410,10 @@ pub fn estimate_sector(
     every: usize,
 ) -> Result<(u64, u64), FileError> {
     let codes = raw.entries()?;
-    let sampled: Vec<&[u8]> = codes.chunks(BLOCK).step_by(every.max(1)).collect();
+    let sampled: Vec<&[u8]> = codes
+        .chunks(1 << kind.block_log2())
+        .step_by(every.max(1))
+        .collect();
     let sizes: Vec<io::Result<usize>> = sampled
         .par_iter()
         .map(|block| {
@@ -406,9 +429,10 @@ pub fn estimate_sector(
     Ok((positions, bytes))
 }
 
-/// Bytes of a compact file besides its compressed data (header and block index).
-pub fn overhead(entries: u64) -> u64 {
-    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(BLOCK as u64)
+/// Bytes of a compact file of `kind` besides its compressed data (header and block
+/// index).
+pub fn overhead(kind: Kind, entries: u64) -> u64 {
+    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << kind.block_log2())
 }
 
 /// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
@@ -416,7 +440,7 @@ pub fn overhead(entries: u64) -> u64 {
 #[derive(Debug)]
 pub struct BlockCache {
     shards: Box<[Mutex<Shard>]>,
-    /// Blocks a shard holds at most.
+    /// Bytes a shard holds at most (but always its newest block).
     per_shard: usize,
 }
 
@@ -424,6 +448,7 @@ pub struct BlockCache {
 struct Shard {
     blocks: HashMap<(u64, u64), (Arc<[u8]>, u64)>,
     clock: u64,
+    bytes: usize,
 }
 
 /// Shards of the cache: enough that threads probing at once seldom wait on each
@@ -446,11 +471,12 @@ impl Default for BlockCache {
 }
 
 impl BlockCache {
-    /// A cache of at most `bytes` of decompressed blocks (at least one block a shard).
+    /// A cache of at most `bytes` of decompressed blocks (but at least one block a
+    /// shard).
     pub fn new(bytes: usize) -> BlockCache {
         BlockCache {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            per_shard: (bytes / BLOCK / SHARDS).max(1),
+            per_shard: bytes / SHARDS,
         }
     }
 
@@ -473,19 +499,25 @@ impl BlockCache {
 
     fn insert(&self, key: (u64, u64), block: Arc<[u8]>) {
         let mut shard = self.shard(key);
-        if shard.blocks.len() >= self.per_shard {
-            if let Some(old) = shard
+        while shard.bytes + block.len() > self.per_shard {
+            let Some(old) = shard
                 .blocks
                 .iter()
                 .min_by_key(|(_, (_, used))| *used)
                 .map(|(k, _)| *k)
-            {
-                shard.blocks.remove(&old);
+            else {
+                break;
+            };
+            if let Some((gone, _)) = shard.blocks.remove(&old) {
+                shard.bytes -= gone.len();
             }
         }
         shard.clock += 1;
         let now = shard.clock;
-        shard.blocks.insert(key, (block, now));
+        shard.bytes += block.len();
+        if let Some((old, _)) = shard.blocks.insert(key, (block, now)) {
+            shard.bytes -= old.len();
+        }
     }
 }
 
@@ -621,7 +653,7 @@ impl CompactFile {
     /// Read, check and decompress block `b`, without the cache.
     fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
         let index = self.block_index()?;
-        let first = b * BLOCK as u64;
+        let first = b * self.header.block();
         let len = self.header.block_len(b);
         let damaged = || {
             self.error(Problem::Checksum {
@@ -648,7 +680,7 @@ impl CompactFile {
         }
         // Checked bytes that do not decompress to the block's length were written
         // wrongly: corruption all the same.
-        let block = zstd::bulk::decompress(&data, len).map_err(|_| damaged())?;
+        let block = decompress(&data, len).map_err(|_| damaged())?;
         if block.len() != len {
             return Err(damaged());
         }
@@ -683,8 +715,8 @@ impl CompactFile {
         if index >= self.header.entries {
             return Err(implausible());
         }
-        let block = self.block(index / BLOCK as u64)?;
-        let code = block[(index % BLOCK as u64) as usize];
+        let block = self.block(index >> self.header.block_log2)?;
+        let code = block[(index & (self.header.block() - 1)) as usize];
         self.decode(code).ok_or_else(implausible)
     }
 
@@ -726,7 +758,7 @@ impl CompactFile {
     ) -> Result<(), FileError> {
         for b in 0..self.header.blocks() {
             let block = self.load_block(b)?;
-            each(b * BLOCK as u64, &block)?;
+            each(b * self.header.block(), &block)?;
         }
         Ok(())
     }
@@ -794,6 +826,25 @@ impl CompactFile {
             }
         })
     }
+}
+
+/// Decompress one block of `len` bytes, with this thread's decompression context
+/// (making one costs more than decompressing a small block).
+fn decompress(data: &[u8], len: usize) -> io::Result<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match c.as_mut() {
+            Some(d) => d.decompress(data, len),
+            None => Err(io::Error::other("no decompression context")),
+        }
+    })
 }
 
 /// Read all of `bytes` at `offset` of `file`.
@@ -954,7 +1005,7 @@ mod tests {
         let e = f.value(3).expect_err("damaged");
         assert!(e.to_string().contains("standard-3-3.wdl"), "{e}");
         assert!(
-            matches!(e.problem, Problem::Checksum { first: 0, last } if last == BLOCK as u64 - 1),
+            matches!(e.problem, Problem::Checksum { first: 0, last } if last == (1 << 16) - 1),
             "{e}"
         );
         assert!(f.check().is_err());
@@ -1001,9 +1052,9 @@ mod tests {
 
     #[test]
     fn the_cache_keeps_its_bound() {
-        let cache = BlockCache::new(SHARDS * BLOCK * 2);
+        let cache = BlockCache::new(SHARDS * 2000);
         for b in 0..1000 {
-            cache.insert((1, b), Arc::from(vec![0u8; 1]));
+            cache.insert((1, b), Arc::from(vec![0u8; 1000]));
         }
         let held: usize = cache
             .shards
