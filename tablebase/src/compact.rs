@@ -444,9 +444,15 @@ pub struct BlockCache {
     per_shard: usize,
 }
 
+/// A block in the cache: its file's id and its number.
+type BlockKey = (u64, u64);
+
+/// A cached block and the shard's clock when it was last used.
+type Cached = (Arc<[u8]>, u64);
+
 #[derive(Debug, Default)]
 struct Shard {
-    blocks: HashMap<(u64, u64), (Arc<[u8]>, u64)>,
+    blocks: HashMap<BlockKey, Cached>,
     clock: u64,
     bytes: usize,
 }
@@ -480,14 +486,14 @@ impl BlockCache {
         }
     }
 
-    fn shard(&self, key: (u64, u64)) -> std::sync::MutexGuard<'_, Shard> {
+    fn shard(&self, key: BlockKey) -> std::sync::MutexGuard<'_, Shard> {
         let h = key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.1;
         self.shards[(h as usize) % SHARDS]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    fn get(&self, key: (u64, u64)) -> Option<Arc<[u8]>> {
+    fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
         let mut shard = self.shard(key);
         shard.clock += 1;
         let now = shard.clock;
@@ -497,7 +503,7 @@ impl BlockCache {
         })
     }
 
-    fn insert(&self, key: (u64, u64), block: Arc<[u8]>) {
+    fn insert(&self, key: BlockKey, block: Arc<[u8]>) {
         let mut shard = self.shard(key);
         while shard.bytes + block.len() > self.per_shard {
             let Some(old) = shard
@@ -524,6 +530,15 @@ impl BlockCache {
 /// Gives each opened compact file its own key in the shared cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
+/// Why the block index could not be had, kept so every later use fails alike.
+#[derive(Debug)]
+enum IndexFailure {
+    /// It does not match the header's checksum.
+    Damaged,
+    /// It could not be read.
+    Io(String),
+}
+
 /// One block's place in the data and its checksum.
 #[derive(Clone, Copy, Debug)]
 struct BlockEntry {
@@ -542,7 +557,7 @@ pub struct CompactFile {
     file: File,
     id: u64,
     board: OnceLock<Arc<SectorIndex>>,
-    index: OnceLock<Result<Box<[BlockEntry]>, (bool, String)>>,
+    index: OnceLock<Result<Box<[BlockEntry]>, IndexFailure>>,
     cache: Arc<BlockCache>,
     /// Blocks decompressed, for the statistics of a run.
     misses: AtomicU64,
@@ -624,12 +639,13 @@ impl CompactFile {
     /// The block index, read and checked on first use (the verdict is kept).
     fn block_index(&self) -> Result<&[BlockEntry], FileError> {
         let index = self.index.get_or_init(|| {
-            let n = usize::try_from(self.header.blocks()).map_err(|e| (false, e.to_string()))?;
+            let n = usize::try_from(self.header.blocks())
+                .map_err(|e| IndexFailure::Io(e.to_string()))?;
             let mut bytes = vec![0u8; n * INDEX_ENTRY];
             read_at(&self.file, &mut bytes, HEADER_LEN as u64)
-                .map_err(|e| (false, e.to_string()))?;
+                .map_err(|e| IndexFailure::Io(e.to_string()))?;
             if xxh3_64(&bytes) != self.header.index_sum {
-                return Err((true, String::new()));
+                return Err(IndexFailure::Damaged);
             }
             let mut start = 0;
             let mut out = Vec::with_capacity(n);
@@ -643,8 +659,8 @@ impl CompactFile {
         });
         match index {
             Ok(i) => Ok(i),
-            Err((true, _)) => Err(self.error(Problem::BlockSums)),
-            Err((false, message)) => {
+            Err(IndexFailure::Damaged) => Err(self.error(Problem::BlockSums)),
+            Err(IndexFailure::Io(message)) => {
                 Err(self.error(Problem::Io(io::Error::other(message.clone()))))
             }
         }
