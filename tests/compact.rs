@@ -280,3 +280,45 @@ fn pack_resumes() {
     ]);
     assert!(v.status.success(), "{}", text(&v));
 }
+
+/// A sector with only its `.wdl` file gives the search no distance: the search goes on
+/// below its positions and finds the exact value, never a draw for a decided position.
+#[test]
+fn the_search_never_takes_a_value_without_distance_for_a_draw() {
+    use morris_solver::{Limits, Searcher, Verdict};
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let variant = Variant::Standard;
+    let sector = SectorId::Movement("3-3".parse().expect("a sector"));
+    let name = compact_name(variant, sector, Kind::Wdl);
+    std::fs::copy(compact.join(&name), dir.path().join(&name)).expect("copied");
+    let tb = Tablebase::open(dir.path()).expect("opens");
+    let raw_file =
+        SectorFile::open(&raw.join(file_name(variant, sector)), variant, sector).expect("opens");
+    let values = raw_file.values().expect("intact");
+    let mut searched = 0;
+    for dtm in [1, 2] {
+        for (i, _) in values
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| Value(v).dtm() == Some(dtm))
+            .take(3)
+        {
+            let pos = position(variant, sector, raw_file.index(), i as u64);
+            let want = Value(values[i]);
+            assert!(tb
+                .probe(&pos)
+                .expect("good")
+                .is_some_and(|v| v.is_distance_unknown()));
+            let mut searcher = Searcher::new(Some(&tb), 16).expect("a table");
+            let limits = Limits {
+                depth: Some(4),
+                ..Limits::default()
+            };
+            let r = searcher.search(&pos, limits, &[]).expect("searched");
+            assert_eq!(r.value, Some(Verdict::from(want)), "{pos}");
+            searched += 1;
+        }
+    }
+    assert_eq!(searched, 6);
+}
