@@ -39,6 +39,7 @@ mod bench;
 mod convert;
 mod generate;
 mod moves;
+mod pack;
 mod perft;
 mod play;
 mod probe;
@@ -72,6 +73,7 @@ enum Command {
     Generate(generate::Args),
     Verify(verify::Args),
     Convert(convert::Args),
+    Pack(pack::Args),
     Stats(stats::Args),
     Probe(probe::Args),
     Solve(solve::Args),
@@ -137,6 +139,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Convert(a) => convert::run(&a),
+        Command::Pack(a) => pack::run(&a),
         Command::Stats(a) => stats::run(&a),
         Command::Probe(a) => probe::run(&a),
         Command::Solve(a) => solve::run(&a),

@@ -2,6 +2,7 @@
 
 use crate::args::PositionArgs;
 use crate::tb::TbDir;
+use morris_engine::{Outcome, Position};
 use morris_solver::Verdict;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Tablebase, Wdl};
@@ -24,7 +25,9 @@ pub fn describe(v: Verdict) -> String {
     match (v.wdl, v.dtm) {
         (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", crate::tb::plies(d)),
         (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {}", crate::tb::plies(d)),
-        _ => "draw".to_string(),
+        (Wdl::Win, None) => "win for the side to move".to_string(),
+        (Wdl::Loss, None) => "loss for the side to move".to_string(),
+        (Wdl::Draw, _) => "draw".to_string(),
     }
 }
 
@@ -56,6 +59,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let tb = args.tb.open()?;
     match tb.probe(&pos)? {
+        Some(v) if v.is_distance_unknown() => {
+            outln!(
+                "{} ({} sector {sector}; distance unknown: only its .wdl file is in {})",
+                describe(v.into()),
+                pos.variant(),
+                dir.display()
+            );
+            let keeping = keeping_moves(&tb, &pos, v.wdl())?;
+            outln!("moves that keep it: {}", keeping.join(" "));
+        }
         Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} {generate}`)",
@@ -65,4 +78,38 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ),
     }
     Ok(())
+}
+
+/// The moves of a covered position that keep its value `wdl`, from the values of
+/// the positions they lead to (every move, when the position is lost).
+///
+/// # Errors
+/// A damaged file, named; a successor the tablebases do not cover.
+fn keeping_moves(tb: &Tablebase, pos: &Position, wdl: Wdl) -> anyhow::Result<Vec<String>> {
+    let mut keeping = Vec::new();
+    for &m in pos.legal_moves().iter() {
+        let next = pos.play_unchecked(m);
+        let theirs = match next.end() {
+            Some(end) => match end.outcome {
+                Outcome::Win(c) if c == next.side_to_move() => Wdl::Win,
+                Outcome::Win(_) => Wdl::Loss,
+                Outcome::Draw => Wdl::Draw,
+            },
+            None => match tb.probe(&next)? {
+                Some(v) => v.wdl(),
+                None => anyhow::bail!(
+                    "the position after {m} is not in the tablebases: cannot tell which moves keep the value"
+                ),
+            },
+        };
+        let ours = match theirs {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        };
+        if ours == wdl {
+            keeping.push(m.to_string());
+        }
+    }
+    Ok(keeping)
 }

@@ -27,6 +27,11 @@ pub struct Args {
     /// every sector.
     #[arg(long, conflicts_with = "json")]
     by_placements: bool,
+
+    /// List the bytes of each sector's files, raw and compact (.wdl, .dtm), and their
+    /// bits a position.
+    #[arg(long, conflicts_with_all = ["json", "by_placements"])]
+    sizes: bool,
 }
 
 /// Run the command.
@@ -36,8 +41,9 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let tb = args.tb.open()?;
-    // Movement sectors, then placement sectors (names with the hands).
-    let rows: Vec<_> = tb
+    // Movement sectors, then placement sectors (names with the hands); a sector with
+    // compact files only counts from their header.
+    let mut rows: Vec<_> = tb
         .sectors()
         .map(|(v, s, f)| (v, SectorId::from(s), f.header().stats))
         .chain(
@@ -45,6 +51,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .map(|(v, s, f)| (v, SectorId::from(s), f.header().stats)),
         )
         .collect();
+    rows.extend(tb.compact_tables().filter_map(|(v, s, t)| {
+        let f = t.answering()?;
+        tb.file(v, s).is_none().then(|| (v, s, f.header().stats))
+    }));
+    rows.sort_by_key(|(v, s, _)| (*v, matches!(s, SectorId::Placement(_)), *s));
+    if args.sizes {
+        sizes(&tb, &rows);
+        return Ok(());
+    }
     if args.json {
         let array: Vec<serde_json::Value> = rows
             .iter()
@@ -150,5 +165,81 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
                 counts(st)
             );
         }
+    }
+}
+
+/// Per sector, the bytes of its raw and compact files and their bits a position; per
+/// variant and kind of sector, the totals.
+fn sizes(
+    tb: &morris_tablebase::Tablebase,
+    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+) {
+    outln!(
+        "{:<10} {:>12} {:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
+        "variant",
+        "sector",
+        "positions",
+        "raw bytes",
+        "bits",
+        "wdl bytes",
+        "bits",
+        "dtm bytes",
+        "bits"
+    );
+    let bits = |bytes: Option<u64>, n: u64| {
+        bytes.map_or("-".to_string(), |b| {
+            format!("{:.3}", b as f64 * 8.0 / n.max(1) as f64)
+        })
+    };
+    let bytes = |b: Option<u64>| b.map_or("-".to_string(), |b| b.to_string());
+    // Per variant, movement then placement: all positions, then positions and bytes
+    // of each form (bits a position count only the sectors that have the form).
+    let mut sums: std::collections::BTreeMap<(morris_engine::Variant, bool), [u64; 7]> =
+        Default::default();
+    for (v, s, st) in rows {
+        let raw = tb.file(*v, *s).map(|f| f.header().file_len());
+        let compact = tb.compact(*v, *s);
+        let wdl = compact
+            .and_then(|t| t.wdl.as_ref())
+            .map(|f| f.header().file_len());
+        let dtm = compact
+            .and_then(|t| t.dtm.as_ref())
+            .map(|f| f.header().file_len());
+        let n = st.positions;
+        outln!(
+            "{:<10} {:>12} {n:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
+            v.name(),
+            s.to_string(),
+            bytes(raw),
+            bits(raw, n),
+            bytes(wdl),
+            bits(wdl, n),
+            bytes(dtm),
+            bits(dtm, n)
+        );
+        let sum = sums
+            .entry((*v, matches!(s, SectorId::Placement(_))))
+            .or_default();
+        sum[0] += n;
+        for (k, b) in [raw, wdl, dtm].into_iter().enumerate() {
+            if let Some(b) = b {
+                sum[1 + 2 * k] += n;
+                sum[2 + 2 * k] += b;
+            }
+        }
+    }
+    for ((v, placement), [n, n_raw, raw, n_wdl, wdl, n_dtm, dtm]) in sums {
+        let some = |b: u64| (b > 0).then_some(b);
+        outln!(
+            "{:<10} {:>12} {n:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
+            v.name(),
+            if placement { "placement" } else { "movement" },
+            bytes(some(raw)),
+            bits(some(raw), n_raw),
+            bytes(some(wdl)),
+            bits(some(wdl), n_wdl),
+            bytes(some(dtm)),
+            bits(some(dtm), n_dtm)
+        );
     }
 }

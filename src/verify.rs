@@ -47,6 +47,11 @@ pub struct Args {
     /// placements reach) are checksummed.
     #[arg(long, value_name = "SECTOR", requires = "full")]
     sector: Vec<SectorId>,
+
+    /// Compare every value of the compact files (.wdl, .dtm) with the raw files of
+    /// this directory.
+    #[arg(long, value_name = "RAW_DIR")]
+    against: Option<std::path::PathBuf>,
 }
 
 /// The sectors whose files the full check of `sector` reads.
@@ -73,7 +78,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut bad = 0u64;
     let mut files = HashMap::new();
     let scanned = args.tb.scan()?;
-    if scanned.is_empty() {
+    let (compact, compact_bad) =
+        crate::pack::verify_compact(&dir, &args.variant.list(), args.against.as_deref())?;
+    bad += compact_bad;
+    if scanned.is_empty() && compact + compact_bad == 0 {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
     let variants = args.variant.list();
@@ -98,7 +106,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    if files.is_empty() && bad == 0 && args.sector.is_empty() {
+    if files.is_empty() && compact == 0 && bad == 0 && args.sector.is_empty() {
         anyhow::bail!(
             "no {} tablebase files in {}",
             args.variant.name(),
@@ -171,7 +179,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         anyhow::bail!("{bad} bad or uncheckable files, {mismatches} mismatched values");
     }
     if !args.full {
-        outln!("all {} files ok", files.len());
+        outln!("all {} files ok", files.len() as u64 + compact);
     } else if args.sector.is_empty() {
         outln!("all {} files ok, every value verified", files.len());
     } else {

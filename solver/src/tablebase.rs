@@ -86,6 +86,12 @@ impl<'a> Tablebases<'a> {
         let Some(value) = value else {
             return Ok(None);
         };
+        // A compact win/draw/loss table without its DTM file gives no distance, which
+        // a mate score needs: the search goes on below such a position as if the
+        // table were absent.
+        if value.is_distance_unknown() {
+            return Ok(None);
+        }
         match value_score(value, ply) {
             Some(score) => Ok(Some(score)),
             None => Err(SearchError::Distance {

@@ -239,7 +239,7 @@ pub struct FileError {
 }
 
 impl FileError {
-    fn new(path: &Path, problem: impl Into<Problem>) -> FileError {
+    pub(crate) fn new(path: &Path, problem: impl Into<Problem>) -> FileError {
         FileError {
             path: path.to_path_buf(),
             problem: problem.into(),
@@ -590,7 +590,7 @@ pub fn convert_file(
 }
 
 /// Write all of `bytes` at `offset` of `file`.
-fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+pub(crate) fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
@@ -664,7 +664,7 @@ pub struct SectorFile {
 
 /// Open `path` for reading without blocking (a FIFO under a table's name must not hang
 /// the program) and check that it is a regular file.
-fn open_regular(path: &Path) -> Result<File, Problem> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, Problem> {
     // Checked before opening, because opening some special files has effects of its
     // own; checked again on the handle, because the name may have changed meanwhile.
     if !fs::metadata(path)?.is_file() {

@@ -8,6 +8,7 @@
 //! - [`placement`]: the sectors with pieces in hand, solved in one pass from their
 //!   successors.
 //! - [`mod@file`]: the self-checking file format, safe writing, layered opening.
+//! - [`compact`]: compressed win/draw/loss and DTM files, for download.
 //! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
 //! - [`verify`]: an independent recomputation of stored values.
 //!
@@ -26,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod combin;
+pub mod compact;
 pub mod driver;
 pub mod file;
 pub mod generate;

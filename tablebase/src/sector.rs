@@ -184,6 +184,11 @@ pub enum Wdl {
 /// has just lost that way is "win in 0". Movement positions never need them, so every
 /// movement value is below `0x8000`. `0x8000` itself (inverted, no distance) is no
 /// value: [`Value::is_well_formed`] rejects it, and it reads as a draw.
+///
+/// Two raw values stand for a decided position whose distance is not known (read from
+/// a compact win/draw/loss table without its DTM table, see [`crate::compact`]):
+/// `0x7FFF` a loss and `0xFFFF` a win ([`Value::wdl_only`]); their [`Value::dtm`] is
+/// `None`, and no file of one byte a value can hold them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Value(pub u16);
 
@@ -195,7 +200,28 @@ impl Value {
     pub const DRAW: Value = Value(0);
 
     /// The longest distance the encoding holds.
-    pub const MAX_DTM: u16 = 0x7FFE;
+    pub const MAX_DTM: u16 = 0x7FFD;
+
+    /// A loss whose distance is not known.
+    pub const LOSS_UNKNOWN: Value = Value(0x7FFF);
+
+    /// A win whose distance is not known.
+    pub const WIN_UNKNOWN: Value = Value(0xFFFF);
+
+    /// The value of a result without its distance: a draw, or a decided position
+    /// whose [`Value::dtm`] is `None`.
+    pub fn wdl_only(wdl: Wdl) -> Value {
+        match wdl {
+            Wdl::Win => Value::WIN_UNKNOWN,
+            Wdl::Draw => Value::DRAW,
+            Wdl::Loss => Value::LOSS_UNKNOWN,
+        }
+    }
+
+    /// Whether this is a decided value whose distance is not known.
+    pub fn is_distance_unknown(self) -> bool {
+        self == Value::WIN_UNKNOWN || self == Value::LOSS_UNKNOWN
+    }
 
     /// A decided position with this distance to the end of the game, won exactly when
     /// the distance is odd (always the case in the movement phase).
@@ -234,7 +260,7 @@ impl Value {
 
     /// Whether the result is the opposite of what the DTM's parity says.
     pub fn is_inverted(self) -> bool {
-        self.0 & INVERTED != 0 && self.dtm().is_some()
+        self.0 & INVERTED != 0 && self.stored_dtm().is_some()
     }
 
     /// Whether the raw value is one the encoding defines (every value but `0x8000`).
@@ -244,7 +270,8 @@ impl Value {
 
     /// Win, draw or loss for the side to move.
     pub fn wdl(self) -> Wdl {
-        match self.dtm() {
+        // The two values of unknown distance hold the parity of distance 0x7FFE.
+        match self.stored_dtm() {
             None => Wdl::Draw,
             Some(d) if (d % 2 == 1) != self.is_inverted() => Wdl::Win,
             Some(_) => Wdl::Loss,
@@ -253,6 +280,11 @@ impl Value {
 
     /// Plies to the end of the game under optimal play, `None` for a draw.
     pub fn dtm(self) -> Option<u16> {
+        self.stored_dtm().filter(|&d| d <= Value::MAX_DTM)
+    }
+
+    /// The distance field of the encoding, the unknown distance included.
+    fn stored_dtm(self) -> Option<u16> {
         (self.0 & !INVERTED).checked_sub(1)
     }
 }
@@ -260,9 +292,11 @@ impl Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.wdl(), self.dtm()) {
-            (Wdl::Draw, _) | (_, None) => f.write_str("draw"),
+            (Wdl::Draw, _) => f.write_str("draw"),
             (Wdl::Win, Some(d)) => write!(f, "win in {d}"),
             (Wdl::Loss, Some(d)) => write!(f, "loss in {d}"),
+            (Wdl::Win, None) => f.write_str("win"),
+            (Wdl::Loss, None) => f.write_str("loss"),
         }
     }
 }
@@ -324,6 +358,21 @@ mod tests {
             (Wdl::Draw, None)
         );
         assert!(!Value(0x8000).is_inverted());
+    }
+
+    #[test]
+    fn values_without_distance_keep_their_result() {
+        for wdl in [Wdl::Win, Wdl::Draw, Wdl::Loss] {
+            let v = Value::wdl_only(wdl);
+            assert_eq!((v.wdl(), v.dtm()), (wdl, None));
+            assert!(v.is_well_formed());
+            assert_eq!(v.is_distance_unknown(), wdl != Wdl::Draw);
+        }
+        assert_eq!(Value::WIN_UNKNOWN.to_string(), "win");
+        assert_eq!(Value::LOSS_UNKNOWN.to_string(), "loss");
+        // The longest distance is still a distance.
+        assert_eq!(Value::win(Value::MAX_DTM).dtm(), Some(Value::MAX_DTM));
+        assert!(!Value::loss(Value::MAX_DTM).is_distance_unknown());
     }
 
     #[test]

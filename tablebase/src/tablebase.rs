@@ -7,17 +7,24 @@
 //! in part. A file's payload is checked against its checksum the first time a probe
 //! reads it, so a damaged payload is an error on the spot, never a value.
 //!
+//! Compact files (`.wdl`, `.dtm`, see [`crate::compact`]) are opened alongside, and
+//! answer for the sectors that have no raw file: a set may mix both forms, sector by
+//! sector, and callers of [`Tablebase::probe`] never know which answered. Their
+//! decompressed blocks share one bounded [`BlockCache`].
+//!
 //! Two ways to hold the values: [`Tablebase::open`] reads each file into memory on
 //! first use (safe whatever happens to the files later; memory as large as the files
 //! used), [`Tablebase::open_mapped`] maps them (no copy; the caller promises that
 //! nobody rewrites a file in place meanwhile).
 
+use crate::compact::{compact_names, BlockCache, CompactFile, CompactTable, Kind};
 use crate::file::{parse_file_name, FileError, SectorFile};
 use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value};
 use morris_engine::{Position, Variant};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Environment variable naming the default tablebase directory.
 pub const DIR_ENV: &str = "MORRIS_TB_DIR";
@@ -33,10 +40,16 @@ pub fn default_dir() -> PathBuf {
 #[derive(Debug, Default)]
 pub struct Tablebase {
     files: BTreeMap<(Variant, SectorId), SectorFile>,
+    compact: BTreeMap<(Variant, SectorId), CompactTable>,
+    cache: Arc<BlockCache>,
 }
 
 /// One scanned file: its variant, its sector, and the file or why it cannot be used.
 pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
+
+/// One scanned compact file: its variant, sector and kind, and the file or why it
+/// cannot be used.
+pub type ScannedCompact = (Variant, SectorId, Kind, Result<CompactFile, FileError>);
 
 impl Tablebase {
     /// Open every sector file in `dir`, reading each file's values into memory when
@@ -46,7 +59,7 @@ impl Tablebase {
     /// # Errors
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
-        Tablebase::collect(Tablebase::scan(dir)?)
+        Tablebase::collect(dir, Tablebase::scan(dir)?)
     }
 
     /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
@@ -63,15 +76,48 @@ impl Tablebase {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(dir: &Path) -> Result<Tablebase, FileError> {
         // SAFETY: the caller's promise, passed on.
-        Tablebase::collect(unsafe { Tablebase::scan_mapped(dir) }?)
+        Tablebase::collect(dir, unsafe { Tablebase::scan_mapped(dir) }?)
     }
 
-    fn collect(scanned: Vec<Scanned>) -> Result<Tablebase, FileError> {
+    fn collect(dir: &Path, scanned: Vec<Scanned>) -> Result<Tablebase, FileError> {
         let mut tb = Tablebase::default();
         for (variant, sector, file) in scanned {
             tb.files.insert((variant, sector), file?);
         }
+        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, &tb.cache)? {
+            let table = tb.compact.entry((variant, sector)).or_default();
+            match kind {
+                Kind::Wdl => table.wdl = Some(file?),
+                Kind::Dtm => table.dtm = Some(file?),
+            }
+        }
         Ok(tb)
+    }
+
+    /// Try to open every compact file in `dir`, in name order, keeping each result;
+    /// their blocks share one new cache. A missing directory holds no files.
+    ///
+    /// # Errors
+    /// A [`FileError`] when the directory cannot be read.
+    pub fn scan_compact(dir: &Path) -> Result<Vec<ScannedCompact>, FileError> {
+        Tablebase::scan_compact_with(dir, &Arc::default())
+    }
+
+    fn scan_compact_with(
+        dir: &Path,
+        cache: &Arc<BlockCache>,
+    ) -> Result<Vec<ScannedCompact>, FileError> {
+        Ok(compact_names(dir)?
+            .into_iter()
+            .map(|(v, s, k, path)| {
+                (
+                    v,
+                    s,
+                    k,
+                    CompactFile::open(&path, (v, s, k), Arc::clone(cache)),
+                )
+            })
+            .collect())
     }
 
     /// Try to open every sector file in `dir` (values read into memory on first use),
@@ -127,7 +173,27 @@ impl Tablebase {
         })
     }
 
-    /// The file of a sector (movement or placement), if present.
+    /// The compact files of every sector that has them, by variant and sector.
+    pub fn compact_tables(&self) -> impl Iterator<Item = (Variant, SectorId, &CompactTable)> {
+        self.compact.iter().map(|(&(v, s), t)| (v, s, t))
+    }
+
+    /// The compact files of a sector, if any.
+    pub fn compact(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&CompactTable> {
+        self.compact.get(&(variant, sector.into()))
+    }
+
+    /// Whether a probe of this sector answers distances: a raw file or a compact DTM
+    /// file is present. `None` when the sector is absent.
+    pub fn has_dtm(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<bool> {
+        let sector = sector.into();
+        if self.file(variant, sector).is_some() {
+            return Some(true);
+        }
+        self.compact(variant, sector).map(CompactTable::has_dtm)
+    }
+
+    /// The raw file of a sector (movement or placement), if present.
     pub fn file(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&SectorFile> {
         self.files.get(&(variant, sector.into()))
     }
@@ -154,7 +220,8 @@ impl Tablebase {
 
     /// The value of a position for the side to move, or `None` when no loaded sector
     /// covers it (hands no game produces, fewer than three pieces with both hands
-    /// empty, or sector missing).
+    /// empty, or sector missing). From a sector that has only a compact win/draw/loss
+    /// file, a decided value comes without its distance ([`Value::wdl_only`]).
     ///
     /// The board is looked up as it stands: whether the game is already over (a
     /// repetition, a blocked side) is the caller's question.
@@ -167,7 +234,15 @@ impl Tablebase {
         let Some(sector) = Tablebase::sector_id_of(pos) else {
             return Ok(None);
         };
-        let Some(file) = self.file(pos.variant(), sector) else {
+        if let Some(file) = self.file(pos.variant(), sector) {
+            return file
+                .value(file.index().index(pos.us(), pos.them()))
+                .map(Some);
+        }
+        let Some(file) = self
+            .compact(pos.variant(), sector)
+            .and_then(CompactTable::answering)
+        else {
             return Ok(None);
         };
         file.value(file.index().index(pos.us(), pos.them()))

@@ -1,0 +1,259 @@
+//! `morris pack`: the compact form of a tablebase set, for download.
+
+use crate::tb::{human_bytes, TbDir, Variants};
+use anyhow::Context as _;
+use morris_tablebase::compact::{
+    compact_name, estimate_sector, overhead, pack_sector, CompactFile, Kind, DEFAULT_LEVEL,
+};
+use morris_tablebase::sector::SectorId;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Which compact files to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kinds {
+    /// Win/draw/loss files only (`.wdl`).
+    Wdl,
+    /// DTM files only (`.dtm`).
+    Dtm,
+    /// Both.
+    Both,
+}
+
+impl Kinds {
+    fn list(self) -> Vec<Kind> {
+        match self {
+            Kinds::Wdl => vec![Kind::Wdl],
+            Kinds::Dtm => vec![Kind::Dtm],
+            Kinds::Both => Kind::ALL.to_vec(),
+        }
+    }
+}
+
+/// Make compact tables (.wdl and .dtm files) from a generated set.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each raw sector file (NAME.tb) of --tb gives NAME.wdl (win, draw or loss: all that a\n\
+position's value and the moves keeping it need) and NAME.dtm (the full value with its distance),\n\
+both in independently compressed blocks with a checksum each. Every command reads them through\n\
+--tb, alone or mixed with raw files; a sector with only its .wdl file answers values without\n\
+distances. Packing resumes: files already in --out are kept (each is written under a temporary\n\
+name and renamed when complete).\n\n\
+With --estimate N nothing is written: every N-th block is compressed and the sizes of the whole\n\
+files are extrapolated from them.\n\n\
+Examples:\n  morris pack --tb tablebases --out compact\n  \
+morris pack --tb /data/tb --out /data/tb-wdl --kind wdl\n  morris pack --tb /data/tb --estimate 100"
+)]
+pub struct Args {
+    #[command(flatten)]
+    tb: TbDir,
+
+    /// Directory of the compact files (created if absent; may be --tb itself).
+    #[arg(long, value_name = "DIR", required_unless_present = "estimate")]
+    out: Option<PathBuf>,
+
+    /// Which files to make.
+    #[arg(long, value_enum, default_value_t = Kinds::Both)]
+    kind: Kinds,
+
+    /// Which game(s).
+    #[arg(long, value_enum, default_value_t = Variants::Both)]
+    variant: Variants,
+
+    /// zstd compression level, 1 (fast) to 22 (smallest).
+    #[arg(long, default_value_t = DEFAULT_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    level: i32,
+
+    /// Write nothing; estimate the sizes from every N-th block.
+    #[arg(long, value_name = "N", conflicts_with = "out", value_parser = clap::value_parser!(u32).range(1..))]
+    estimate: Option<u32>,
+
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    threads: Option<u16>,
+}
+
+/// Run the command.
+///
+/// # Errors
+/// A bad raw file or a failure to write, named.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    crate::tb::start_threads(args.threads)?;
+    let dir = args.tb.path();
+    let tb = args.tb.open()?;
+    let variants = args.variant.list();
+    let raw: Vec<_> = tb
+        .sectors()
+        .map(|(v, s, f)| (v, SectorId::from(s), f))
+        .chain(
+            tb.placement_sectors()
+                .map(|(v, s, f)| (v, SectorId::from(s), f)),
+        )
+        .filter(|(v, _, _)| variants.contains(v))
+        .collect();
+    if raw.is_empty() {
+        anyhow::bail!(
+            "no raw tablebase files of {} in {}",
+            args.variant.name(),
+            dir.display()
+        );
+    }
+    let kinds = args.kind.list();
+    if let Some(every) = args.estimate {
+        return estimate(&raw, &kinds, args.level, every as usize);
+    }
+    let out = args.out.clone().unwrap_or_default();
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    outln!(
+        "{:<10} {:>12} {:>4} {:>12} {:>10} {:>8}",
+        "variant",
+        "sector",
+        "kind",
+        "bytes",
+        "bits/pos",
+        "seconds"
+    );
+    let started = Instant::now();
+    let (mut raw_bytes, mut written, mut kept) = (0u64, [0u64; 2], 0u32);
+    for (variant, sector, file) in raw {
+        raw_bytes += file.header().file_len();
+        for (k, &kind) in kinds.iter().enumerate() {
+            let path = out.join(compact_name(variant, sector, kind));
+            // A file with the final name is complete (written under a temporary name);
+            // its header says whether it is the file wanted.
+            if let Ok(done) = CompactFile::open(&path, (variant, sector, kind), Arc::default()) {
+                written[k] += done.header().file_len();
+                kept += 1;
+                continue;
+            }
+            let t = Instant::now();
+            let packed = pack_sector(file, &out, kind, args.level)?;
+            written[k] += packed.bytes;
+            outln!(
+                "{:<10} {:>12} {:>4} {:>12} {:>10.3} {:>8.1}",
+                variant.name(),
+                sector.to_string(),
+                kind.extension(),
+                packed.bytes,
+                packed.bits_per_position(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if kept > 0 {
+        outln!("{kept} files already in {} were kept", out.display());
+    }
+    for (k, kind) in kinds.iter().enumerate() {
+        outln!(
+            "{} files: {} ({:.1}% of the raw {})",
+            kind.extension(),
+            human_bytes(written[k]),
+            100.0 * written[k] as f64 / raw_bytes.max(1) as f64,
+            human_bytes(raw_bytes)
+        );
+    }
+    outln!("packed in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Print the estimated sizes.
+fn estimate(
+    raw: &[(
+        morris_engine::Variant,
+        SectorId,
+        &morris_tablebase::SectorFile,
+    )],
+    kinds: &[Kind],
+    level: i32,
+    every: usize,
+) -> anyhow::Result<()> {
+    outln!(
+        "{:<10} {:>12} {:>4} {:>14} {:>14} {:>10}",
+        "variant",
+        "sector",
+        "kind",
+        "positions",
+        "est. bytes",
+        "bits/pos"
+    );
+    let mut totals = vec![(0u64, 0u64); kinds.len()];
+    for (variant, sector, file) in raw {
+        let entries = file.header().entries;
+        for (k, &kind) in kinds.iter().enumerate() {
+            let (sampled, bytes) = estimate_sector(file, kind, level, every)?;
+            let bits = bytes as f64 * 8.0 / sampled.max(1) as f64;
+            let est = (bits * entries as f64 / 8.0) as u64 + overhead(kind, entries);
+            totals[k].0 += entries;
+            totals[k].1 += est;
+            outln!(
+                "{:<10} {:>12} {:>4} {entries:>14} {est:>14} {:>10.3}",
+                variant.name(),
+                sector.to_string(),
+                kind.extension(),
+                est as f64 * 8.0 / entries.max(1) as f64
+            );
+        }
+    }
+    for (k, kind) in kinds.iter().enumerate() {
+        let (entries, bytes) = totals[k];
+        outln!(
+            "{} files (estimated from every {every}th block): {} for {entries} positions, {:.3} bits a position",
+            kind.extension(),
+            human_bytes(bytes),
+            bytes as f64 * 8.0 / entries.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// Check every compact file of `dir` of these variants (every block against its
+/// checksum, every value against the header's counts), and with `against`, every
+/// value against the raw file of the same sector there. Prints a line a file.
+///
+/// Returns the numbers of good and bad files.
+///
+/// # Errors
+/// A directory that cannot be read.
+pub fn verify_compact(
+    dir: &std::path::Path,
+    variants: &[morris_engine::Variant],
+    against: Option<&std::path::Path>,
+) -> anyhow::Result<(u64, u64)> {
+    let (mut good, mut bad) = (0u64, 0u64);
+    for (variant, sector, kind, file) in morris_tablebase::Tablebase::scan_compact(dir)? {
+        if !variants.contains(&variant) {
+            continue;
+        }
+        let what = format!("{variant} {sector} {}", kind.extension());
+        let checked = file.and_then(|f| f.check().map(|()| f));
+        let compared = match (checked, against) {
+            (Err(e), _) => Err(e.to_string()),
+            (Ok(f), None) => Ok(format!("checksums ok ({} positions)", f.header().entries)),
+            (Ok(f), Some(raw_dir)) => {
+                let path = raw_dir.join(morris_tablebase::file::file_name(variant, sector));
+                match morris_tablebase::SectorFile::open(&path, variant, sector)
+                    .and_then(|raw| f.compare(&raw))
+                {
+                    Ok(()) => Ok(format!(
+                        "checksums ok, all {} values agree with {}",
+                        f.header().entries,
+                        path.display()
+                    )),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+        };
+        match compared {
+            Ok(line) => {
+                outln!("{what}: {line}");
+                good += 1;
+            }
+            Err(e) => {
+                outln!("{what}: BAD: {e}");
+                bad += 1;
+            }
+        }
+    }
+    Ok((good, bad))
+}

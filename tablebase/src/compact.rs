@@ -1,0 +1,1083 @@
+//! Compact tables: a sector's values compressed in independent blocks, for
+//! download and for probing in place.
+//!
+//! Two files a sector, each usable alone, named like the raw file with another
+//! extension: `<variant>-<sector>.wdl` holds win, draw or loss only (all that a
+//! position's value and the moves keeping it need), `<variant>-<sector>.dtm` holds
+//! the full value with its distance (the one-byte codes of [`crate::file`]). A
+//! probe reads the `.dtm` file when present, else the `.wdl` file, whose decided
+//! values come without distance ([`Value::wdl_only`]).
+//!
+//! Both are made by [`pack_sector`] from a raw file. Entries are cut into blocks of
+//! `2^k` positions (the last may be shorter; `k` in the header, [`Kind::block_log2`]
+//! when written); each block is compressed alone
+//! with zstd and checked by the xxh3-64 of its compressed bytes before it is
+//! decompressed. Win/draw/loss codes are one byte a position, `0` loss, `1` draw,
+//! `2` win: on sampled blocks of the Standard game this compressed better than
+//! packing four positions a byte (0.87 against 0.92 bits a position in sector 8-8),
+//! since zstd's entropy stage already gives a three-letter alphabet its due.
+//!
+//! Format version 1, little-endian (`n` entries, `b = ceil(n / 2^k)` blocks):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `MORRISTZ` |
+//! | 8 | 4 | format version: 1 |
+//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 13 | 1 | pieces of the side to move on the board |
+//! | 14 | 1 | pieces of the opponent on the board |
+//! | 15 | 1 | content: 1 win/draw/loss, 2 DTM (encoding 2 of [`crate::file`]) |
+//! | 16 | 8 | entry count `n` |
+//! | 24 | 8 | xxh3-64 of the block index (bytes `128` to `128 + 16 b`) |
+//! | 32 | 8, 8, 8 | wins, draws, losses |
+//! | 56 | 2, 2 | longest win, longest loss (plies) |
+//! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent |
+//! | 62 | 1 | `k`, log2 of the positions of a block: 10 to 20 |
+//! | 63 | 1 | codec: 1 zstd |
+//! | 64 | 8 | length of the compressed data `d` |
+//! | 72 | 1 | the compression level used (for information) |
+//! | 73 | 47 | zero |
+//! | 120 | 8 | xxh3-64 of bytes 0..120 |
+//! | 128 | 16 b | per block: end offset of its data (from `128 + 16 b`), xxh3-64 of it |
+//! | 128 + 16 b | d | the compressed blocks, in order |
+//!
+//! Writing goes to `<name>.tmp`, synced, then renamed, as for raw files. Opening
+//! checks the name, the kind of file, the header and the length; the block index is
+//! read and checked against the header on first use; a block is checked before it
+//! is decompressed, and its decompressed length against the header. Decompressed
+//! blocks are kept in a [`BlockCache`] of bounded size, shared by a tablebase's files.
+
+use crate::file::{decode_byte, open_regular, write_at, FileError, Problem, SectorFile};
+use crate::generate::SectorStats;
+use crate::index::SectorIndex;
+use crate::sector::{SectorId, Value, Wdl};
+use morris_engine::Variant;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, OnceLock};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Magic bytes at the start of every compact file.
+pub const MAGIC: [u8; 8] = *b"MORRISTZ";
+/// The format version written and read.
+pub const VERSION: u32 = 1;
+/// Bytes before the block index.
+pub const HEADER_LEN: usize = 128;
+/// The block sizes a file may have (log2 of its positions).
+const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
+/// The zstd level [`pack_sector`] uses unless told otherwise.
+pub const DEFAULT_LEVEL: i32 = 19;
+/// Codec byte of zstd.
+const CODEC_ZSTD: u8 = 1;
+/// Bytes of one block's entry in the index.
+const INDEX_ENTRY: usize = 16;
+/// Blocks compressed in parallel before they are written in order.
+const BATCH: usize = 64;
+
+/// What a compact file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// Win, draw or loss.
+    Wdl,
+    /// The full value, with its distance.
+    Dtm,
+}
+
+impl Kind {
+    /// Both kinds.
+    pub const ALL: [Kind; 2] = [Kind::Wdl, Kind::Dtm];
+
+    /// The file name extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Kind::Wdl => "wdl",
+            Kind::Dtm => "dtm",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Kind::Wdl => 1,
+            Kind::Dtm => 2,
+        }
+    }
+
+    /// log2 of the positions of a block as [`pack_sector`] writes them. A probe that
+    /// misses the cache decompresses a whole block: DTM files, which the search
+    /// reads, have blocks of 4 Ki positions (6% larger than of 16 Ki, sector 8-8,
+    /// level 19, sampled; the 7+7 empty-board proof ran at 72% of the raw tables'
+    /// speed, against 60% with 16 Ki), win/draw/loss files, read for single answers,
+    /// of 64 Ki (blocks of 16 Ki came out 10% larger).
+    pub fn block_log2(self) -> u8 {
+        match self {
+            Kind::Wdl => 16,
+            Kind::Dtm => 12,
+        }
+    }
+
+    /// The byte stored for a raw code (encoding 2 of [`crate::file`]).
+    fn map(self, raw: u8) -> u8 {
+        match self {
+            Kind::Wdl => wdl_code(decode_byte(raw).wdl()),
+            Kind::Dtm => raw,
+        }
+    }
+}
+
+fn wdl_code(w: Wdl) -> u8 {
+    match w {
+        Wdl::Loss => 0,
+        Wdl::Draw => 1,
+        Wdl::Win => 2,
+    }
+}
+
+/// The name of a sector's compact file of `kind`.
+pub fn compact_name(variant: Variant, sector: impl Into<SectorId>, kind: Kind) -> String {
+    format!("{}-{}.{}", variant.name(), sector.into(), kind.extension())
+}
+
+/// The variant, sector and kind a compact file name stands for, if it is one.
+pub fn parse_compact_name(name: &str) -> Option<(Variant, SectorId, Kind)> {
+    Kind::ALL.into_iter().find_map(|kind| {
+        let stem = name.strip_suffix(kind.extension())?.strip_suffix('.')?;
+        let (variant, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
+        Some((variant, sector, kind))
+    })
+}
+
+/// The decoded header of a compact file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompactHeader {
+    /// What the file holds.
+    pub kind: Kind,
+    /// The variant.
+    pub variant: Variant,
+    /// The sector.
+    pub sector: SectorId,
+    /// Number of entries.
+    pub entries: u64,
+    /// xxh3-64 of the block index.
+    pub index_sum: u64,
+    /// Counts of the values (those of the raw file it was made from).
+    pub stats: SectorStats,
+    /// Bytes of compressed data.
+    pub data_len: u64,
+    /// The zstd level it was written with.
+    pub level: u8,
+    /// log2 of the positions of a block.
+    pub block_log2: u8,
+}
+
+impl CompactHeader {
+    /// Positions of a block (the last may have fewer).
+    pub fn block(&self) -> u64 {
+        1 << self.block_log2
+    }
+
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.entries.div_ceil(self.block())
+    }
+
+    /// Where the compressed data starts.
+    fn data_start(&self) -> u64 {
+        HEADER_LEN as u64 + INDEX_ENTRY as u64 * self.blocks()
+    }
+
+    /// The length of the file.
+    pub fn file_len(&self) -> u64 {
+        self.data_start() + self.data_len
+    }
+
+    /// Entries of block `b`.
+    fn block_len(&self, b: u64) -> usize {
+        let start = b * self.block();
+        usize::try_from(self.entries.saturating_sub(start).min(self.block())).unwrap_or(0)
+    }
+
+    fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12] = variant_code(self.variant);
+        (h[13], h[14]) = self.sector.board();
+        h[15] = self.kind.code();
+        h[16..24].copy_from_slice(&self.entries.to_le_bytes());
+        h[24..32].copy_from_slice(&self.index_sum.to_le_bytes());
+        h[32..40].copy_from_slice(&self.stats.wins.to_le_bytes());
+        h[40..48].copy_from_slice(&self.stats.draws.to_le_bytes());
+        h[48..56].copy_from_slice(&self.stats.losses.to_le_bytes());
+        h[56..58].copy_from_slice(&self.stats.longest_win.to_le_bytes());
+        h[58..60].copy_from_slice(&self.stats.longest_loss.to_le_bytes());
+        if let SectorId::Placement(p) = self.sector {
+            (h[60], h[61]) = (p.us_hand, p.them_hand);
+        }
+        h[62] = self.block_log2;
+        h[63] = CODEC_ZSTD;
+        h[64..72].copy_from_slice(&self.data_len.to_le_bytes());
+        h[72] = self.level;
+        let sum = xxh3_64(&h[0..120]);
+        h[120..128].copy_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    fn decode(
+        h: &[u8; HEADER_LEN],
+        expected: (Variant, SectorId, Kind),
+    ) -> Result<CompactHeader, Problem> {
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+        let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+        if h[0..8] != MAGIC {
+            return Err(Problem::Magic);
+        }
+        if xxh3_64(&h[0..120]) != u64_at(120) {
+            return Err(Problem::HeaderChecksum);
+        }
+        if let Some(at) = h[73..120].iter().position(|&b| b != 0) {
+            return Err(Problem::Reserved(73 + at));
+        }
+        let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+        if version != VERSION {
+            return Err(Problem::Version(version));
+        }
+        if h[15] != expected.2.code() || h[63] != CODEC_ZSTD {
+            return Err(Problem::Encoding(h[15]));
+        }
+        if !BLOCK_LOG2_RANGE.contains(&h[62]) {
+            return Err(Problem::BlockSize(h[62]));
+        }
+        if h[12] != variant_code(expected.0) {
+            return Err(Problem::Variant {
+                expected: expected.0,
+                found: format!("code {}", h[12]),
+            });
+        }
+        let found = if (h[60], h[61]) == (0, 0) {
+            format!("{}-{}", h[13], h[14])
+        } else {
+            format!("{}-{}+{}-{}", h[13], h[14], h[60], h[61])
+        };
+        if found != expected.1.to_string() {
+            return Err(Problem::Sector {
+                expected: expected.1,
+                found,
+            });
+        }
+        let entries = u64_at(16);
+        Ok(CompactHeader {
+            kind: expected.2,
+            variant: expected.0,
+            sector: expected.1,
+            entries,
+            index_sum: u64_at(24),
+            stats: SectorStats {
+                positions: entries,
+                wins: u64_at(32),
+                draws: u64_at(40),
+                losses: u64_at(48),
+                longest_win: u16_at(56),
+                longest_loss: u16_at(58),
+            },
+            data_len: u64_at(64),
+            level: h[72],
+            block_log2: h[62],
+        })
+    }
+}
+
+fn variant_code(v: Variant) -> u8 {
+    match v {
+        Variant::Standard => 0,
+        Variant::NoFlying => 1,
+    }
+}
+
+/// The sizes [`pack_sector`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed {
+    /// What the file holds.
+    pub kind: Kind,
+    /// Positions.
+    pub entries: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+impl Packed {
+    /// Bits of file a position.
+    pub fn bits_per_position(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.entries.max(1) as f64
+    }
+}
+
+/// Write the compact file of `kind` of a raw sector file into `dir`, compressing at
+/// zstd `level` (1 to 22) on the threads of the current rayon pool. Every block of
+/// the raw file is checked against its checksum first.
+///
+/// # Errors
+/// A [`FileError`] naming the raw file (damaged or unreadable) or the file written
+/// (a failure to write: no file with the final name is left behind).
+pub fn pack_sector(
+    raw: &SectorFile,
+    dir: &Path,
+    kind: Kind,
+    level: i32,
+) -> Result<Packed, FileError> {
+    let codes = raw.entries()?;
+    let header = raw.header();
+    let name = compact_name(header.variant, header.sector, kind);
+    let path = dir.join(&name);
+    let tmp = dir.join(format!("{name}.tmp"));
+    let write = || -> Result<u64, Problem> {
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
+            _ => {}
+        }
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        let blocks: Vec<&[u8]> = codes.chunks(1 << kind.block_log2()).collect();
+        let index_len = INDEX_ENTRY * blocks.len();
+        let mut out = BufWriter::with_capacity(1 << 20, &file);
+        // The header and index are known at the end; they are written last, in place.
+        out.write_all(&vec![0; HEADER_LEN + index_len])?;
+        let mut index = Vec::with_capacity(index_len);
+        let mut end = 0u64;
+        for batch in blocks.chunks(BATCH) {
+            let compressed: Vec<io::Result<Vec<u8>>> = batch
+                .par_iter()
+                .map(|block| {
+                    let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
+                    zstd::bulk::compress(&mapped, level)
+                })
+                .collect();
+            for data in compressed {
+                let data = data?;
+                out.write_all(&data)?;
+                end += data.len() as u64;
+                index.extend_from_slice(&end.to_le_bytes());
+                index.extend_from_slice(&xxh3_64(&data).to_le_bytes());
+            }
+        }
+        out.flush()?;
+        drop(out);
+        let compact = CompactHeader {
+            kind,
+            variant: header.variant,
+            sector: header.sector,
+            entries: header.entries,
+            index_sum: xxh3_64(&index),
+            stats: header.stats,
+            data_len: end,
+            level: u8::try_from(level).unwrap_or(0),
+            block_log2: kind.block_log2(),
+        };
+        write_at(&file, &compact.encode(), 0)?;
+        write_at(&file, &index, HEADER_LEN as u64)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, &path)?;
+        File::open(dir)?.sync_all()?;
+        Ok(compact.file_len())
+    };
+    let bytes = write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        FileError::new(&path, e)
+    })?;
+    Ok(Packed {
+        kind,
+        entries: header.entries,
+        bytes,
+    })
+}
+
+/// Estimate the size of the compact file of `kind` of a raw sector file without
+/// writing it: every `every`-th block is compressed as [`pack_sector`] would.
+/// Returns the positions sampled and their compressed bytes.
+///
+/// # Errors
+/// A [`FileError`] naming the raw file when it is damaged or unreadable.
+pub fn estimate_sector(
+    raw: &SectorFile,
+    kind: Kind,
+    level: i32,
+    every: usize,
+) -> Result<(u64, u64), FileError> {
+    let codes = raw.entries()?;
+    let sampled: Vec<&[u8]> = codes
+        .chunks(1 << kind.block_log2())
+        .step_by(every.max(1))
+        .collect();
+    let sizes: Vec<io::Result<usize>> = sampled
+        .par_iter()
+        .map(|block| {
+            let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
+            zstd::bulk::compress(&mapped, level).map(|d| d.len())
+        })
+        .collect();
+    let mut bytes = 0u64;
+    for size in sizes {
+        bytes += size.map_err(|e| FileError::new(raw.path(), e))? as u64;
+    }
+    let positions = sampled.iter().map(|b| b.len() as u64).sum();
+    Ok((positions, bytes))
+}
+
+/// Bytes of a compact file of `kind` besides its compressed data (header and block
+/// index).
+pub fn overhead(kind: Kind, entries: u64) -> u64 {
+    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << kind.block_log2())
+}
+
+/// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
+/// tablebase; the least recently used block of a shard goes first.
+#[derive(Debug)]
+pub struct BlockCache {
+    shards: Box<[Mutex<Shard>]>,
+    /// Bytes a shard holds at most (but always its newest block).
+    per_shard: usize,
+}
+
+/// A block in the cache: its file's id and its number.
+type BlockKey = (u64, u64);
+
+/// A cached block and the shard's clock when it was last used.
+type Cached = (Arc<[u8]>, u64);
+
+#[derive(Debug, Default)]
+struct Shard {
+    blocks: HashMap<BlockKey, Cached>,
+    clock: u64,
+    bytes: usize,
+}
+
+/// Shards of the cache: enough that threads probing at once seldom wait on each
+/// other.
+const SHARDS: usize = 16;
+
+/// Environment variable setting the cache size in MiB.
+pub const CACHE_ENV: &str = "MORRIS_TB_CACHE_MB";
+/// The cache size in MiB when [`CACHE_ENV`] is not set.
+pub const DEFAULT_CACHE_MB: usize = 512;
+
+impl Default for BlockCache {
+    fn default() -> BlockCache {
+        let mb = std::env::var(CACHE_ENV)
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+            .unwrap_or(DEFAULT_CACHE_MB);
+        BlockCache::new(mb << 20)
+    }
+}
+
+impl BlockCache {
+    /// A cache of at most `bytes` of decompressed blocks (but at least one block a
+    /// shard).
+    pub fn new(bytes: usize) -> BlockCache {
+        BlockCache {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            per_shard: bytes / SHARDS,
+        }
+    }
+
+    fn shard(&self, key: BlockKey) -> std::sync::MutexGuard<'_, Shard> {
+        let h = key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.1;
+        self.shards[(h as usize) % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+        let mut shard = self.shard(key);
+        shard.clock += 1;
+        let now = shard.clock;
+        shard.blocks.get_mut(&key).map(|(block, used)| {
+            *used = now;
+            Arc::clone(block)
+        })
+    }
+
+    fn insert(&self, key: BlockKey, block: Arc<[u8]>) {
+        let mut shard = self.shard(key);
+        while shard.bytes + block.len() > self.per_shard {
+            let Some(old) = shard
+                .blocks
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| *k)
+            else {
+                break;
+            };
+            if let Some((gone, _)) = shard.blocks.remove(&old) {
+                shard.bytes -= gone.len();
+            }
+        }
+        shard.clock += 1;
+        let now = shard.clock;
+        shard.bytes += block.len();
+        if let Some((old, _)) = shard.blocks.insert(key, (block, now)) {
+            shard.bytes -= old.len();
+        }
+    }
+}
+
+/// Gives each opened compact file its own key in the shared cache.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Why the block index could not be had, kept so every later use fails alike.
+#[derive(Debug)]
+enum IndexFailure {
+    /// It does not match the header's checksum.
+    Damaged,
+    /// It could not be read.
+    Io(String),
+}
+
+/// One block's place in the data and its checksum.
+#[derive(Clone, Copy, Debug)]
+struct BlockEntry {
+    start: u64,
+    end: u64,
+    sum: u64,
+}
+
+/// An opened, header-checked compact file. No value is read from a block before the
+/// block's compressed bytes have matched their checksum and its decompressed length
+/// the header's.
+#[derive(Debug)]
+pub struct CompactFile {
+    path: PathBuf,
+    header: CompactHeader,
+    file: File,
+    id: u64,
+    board: OnceLock<Arc<SectorIndex>>,
+    index: OnceLock<Result<Box<[BlockEntry]>, IndexFailure>>,
+    cache: Arc<BlockCache>,
+    /// Blocks decompressed, for the statistics of a run.
+    misses: AtomicU64,
+}
+
+impl CompactFile {
+    /// Open the compact file of `variant`, `sector` and `kind` at `path`, checking its
+    /// header and length, with decompressed blocks kept in `cache`.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem found.
+    pub fn open(
+        path: &Path,
+        (variant, sector, kind): (Variant, SectorId, Kind),
+        cache: Arc<BlockCache>,
+    ) -> Result<CompactFile, FileError> {
+        let err = |p: Problem| FileError::new(path, p);
+        let mut file = open_regular(path).map_err(err)?;
+        let len = file.metadata().map_err(|e| err(e.into()))?.len();
+        if len < HEADER_LEN as u64 {
+            return Err(err(Problem::Truncated(len)));
+        }
+        let mut raw = [0u8; HEADER_LEN];
+        file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
+        let header = CompactHeader::decode(&raw, (variant, sector, kind)).map_err(err)?;
+        let (us, them) = sector.board();
+        let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
+        if header.entries != expected {
+            return Err(err(Problem::Entries {
+                sector,
+                found: header.entries,
+                expected,
+            }));
+        }
+        if len != header.file_len() {
+            return Err(err(Problem::Length {
+                found: len,
+                expected: header.file_len(),
+            }));
+        }
+        Ok(CompactFile {
+            path: path.to_path_buf(),
+            header,
+            file,
+            id: NEXT_ID.fetch_add(1, Relaxed),
+            board: OnceLock::new(),
+            index: OnceLock::new(),
+            cache,
+            misses: AtomicU64::new(0),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> &CompactHeader {
+        &self.header
+    }
+
+    /// The index of the file's board, built on first use.
+    pub fn index(&self) -> &SectorIndex {
+        let (us, them) = self.header.sector.board();
+        self.board
+            .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
+    }
+
+    /// Blocks decompressed so far (cache misses).
+    pub fn blocks_read(&self) -> u64 {
+        self.misses.load(Relaxed)
+    }
+
+    fn error(&self, p: Problem) -> FileError {
+        FileError::new(&self.path, p)
+    }
+
+    /// The block index, read and checked on first use (the verdict is kept).
+    fn block_index(&self) -> Result<&[BlockEntry], FileError> {
+        let index = self.index.get_or_init(|| {
+            let n = usize::try_from(self.header.blocks())
+                .map_err(|e| IndexFailure::Io(e.to_string()))?;
+            let mut bytes = vec![0u8; n * INDEX_ENTRY];
+            read_at(&self.file, &mut bytes, HEADER_LEN as u64)
+                .map_err(|e| IndexFailure::Io(e.to_string()))?;
+            if xxh3_64(&bytes) != self.header.index_sum {
+                return Err(IndexFailure::Damaged);
+            }
+            let mut start = 0;
+            let mut out = Vec::with_capacity(n);
+            for e in bytes.chunks_exact(INDEX_ENTRY) {
+                let end = u64::from_le_bytes(e[0..8].try_into().unwrap_or_default());
+                let sum = u64::from_le_bytes(e[8..16].try_into().unwrap_or_default());
+                out.push(BlockEntry { start, end, sum });
+                start = end;
+            }
+            Ok(out.into_boxed_slice())
+        });
+        match index {
+            Ok(i) => Ok(i),
+            Err(IndexFailure::Damaged) => Err(self.error(Problem::BlockSums)),
+            Err(IndexFailure::Io(message)) => {
+                Err(self.error(Problem::Io(io::Error::other(message.clone()))))
+            }
+        }
+    }
+
+    /// Read, check and decompress block `b`, without the cache.
+    fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
+        let index = self.block_index()?;
+        let first = b * self.header.block();
+        let len = self.header.block_len(b);
+        let damaged = || {
+            self.error(Problem::Checksum {
+                first,
+                last: first + len as u64 - 1,
+            })
+        };
+        let entry = usize::try_from(b)
+            .ok()
+            .and_then(|b| index.get(b))
+            .ok_or_else(damaged)?;
+        if entry.start > entry.end || entry.end > self.header.data_len {
+            return Err(damaged());
+        }
+        let mut data = vec![0u8; usize::try_from(entry.end - entry.start).map_err(|_| damaged())?];
+        read_at(
+            &self.file,
+            &mut data,
+            self.header.data_start() + entry.start,
+        )
+        .map_err(|e| self.error(e.into()))?;
+        if xxh3_64(&data) != entry.sum {
+            return Err(damaged());
+        }
+        // Checked bytes that do not decompress to the block's length were written
+        // wrongly: corruption all the same.
+        let block = decompress(&data, len).map_err(|_| damaged())?;
+        if block.len() != len {
+            return Err(damaged());
+        }
+        self.misses.fetch_add(1, Relaxed);
+        Ok(block)
+    }
+
+    /// Block `b`, from the cache or decompressed into it.
+    fn block(&self, b: u64) -> Result<Arc<[u8]>, FileError> {
+        let key = (self.id, b);
+        if let Some(block) = self.cache.get(key) {
+            return Ok(block);
+        }
+        let block: Arc<[u8]> = self.load_block(b)?.into();
+        self.cache.insert(key, Arc::clone(&block));
+        Ok(block)
+    }
+
+    /// The value stored at `index`: with its distance from a `.dtm` file, without it
+    /// from a `.wdl` file.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file: a damaged block, an index beyond the sector,
+    /// or a value that the header rules out.
+    pub fn value(&self, index: u64) -> Result<Value, FileError> {
+        let implausible = || {
+            self.error(Problem::Implausible {
+                index,
+                entries: self.header.entries,
+            })
+        };
+        if index >= self.header.entries {
+            return Err(implausible());
+        }
+        let block = self.block(index >> self.header.block_log2)?;
+        let code = block[(index & (self.header.block() - 1)) as usize];
+        self.decode(code).ok_or_else(implausible)
+    }
+
+    /// The value of a stored code, if the header allows it.
+    fn decode(&self, code: u8) -> Option<Value> {
+        let s = &self.header.stats;
+        let (value, dtm_limit) = match self.header.kind {
+            Kind::Wdl => {
+                let wdl = match code {
+                    0 => Wdl::Loss,
+                    1 => Wdl::Draw,
+                    2 => Wdl::Win,
+                    _ => return None,
+                };
+                (Value::wdl_only(wdl), None)
+            }
+            Kind::Dtm => {
+                let v = decode_byte(code);
+                (v, v.dtm())
+            }
+        };
+        let fits = match (value.wdl(), dtm_limit) {
+            (Wdl::Win, d) => s.wins > 0 && d.is_none_or(|d| d <= s.longest_win),
+            (Wdl::Loss, d) => s.losses > 0 && d.is_none_or(|d| d <= s.longest_loss),
+            (Wdl::Draw, _) => s.draws > 0,
+        };
+        fits.then_some(value)
+    }
+
+    /// Every block's stored codes in turn, checked, handed to `each` with the first
+    /// entry of the block; the cache is left alone.
+    ///
+    /// # Errors
+    /// The first damaged block or unreadable part, naming the file, or what `each`
+    /// returns.
+    pub fn for_each_block(
+        &self,
+        mut each: impl FnMut(u64, &[u8]) -> Result<(), FileError>,
+    ) -> Result<(), FileError> {
+        for b in 0..self.header.blocks() {
+            let block = self.load_block(b)?;
+            each(b * self.header.block(), &block)?;
+        }
+        Ok(())
+    }
+
+    /// Check every block against its checksum and length, and every code against
+    /// the header, and count the values against the header's counts.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem.
+    pub fn check(&self) -> Result<(), FileError> {
+        let mut stats = SectorStats::default();
+        let mut counts = [0u64; 3];
+        self.for_each_block(|first, codes| {
+            for (i, &c) in codes.iter().enumerate() {
+                let v = self.decode(c).ok_or_else(|| {
+                    self.error(Problem::Implausible {
+                        index: first + i as u64,
+                        entries: self.header.entries,
+                    })
+                })?;
+                counts[usize::from(wdl_code(v.wdl()))] += 1;
+                if self.header.kind == Kind::Dtm {
+                    stats.add(v);
+                }
+            }
+            Ok(())
+        })?;
+        let s = &self.header.stats;
+        let longest_ok = self.header.kind == Kind::Wdl
+            || (stats.longest_win, stats.longest_loss) == (s.longest_win, s.longest_loss);
+        if counts != [s.losses, s.draws, s.wins] || !longest_ok {
+            return Err(self.error(Problem::Counts));
+        }
+        Ok(())
+    }
+
+    /// Check every value against the raw file of the same sector: the full value
+    /// for a `.dtm` file, win, draw or loss for a `.wdl` file.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming this file and the first entry that differs
+    /// ([`Problem::Implausible`]), or naming the file that is damaged.
+    pub fn compare(&self, raw: &SectorFile) -> Result<(), FileError> {
+        let codes = raw.entries()?;
+        if codes.len() as u64 != self.header.entries {
+            return Err(self.error(Problem::Entries {
+                sector: self.header.sector,
+                found: self.header.entries,
+                expected: codes.len() as u64,
+            }));
+        }
+        self.for_each_block(|first, block| {
+            let start = usize::try_from(first).unwrap_or(usize::MAX);
+            let theirs = &codes[start..start + block.len()];
+            match block
+                .iter()
+                .zip(theirs)
+                .position(|(&ours, &raw)| ours != self.header.kind.map(raw))
+            {
+                None => Ok(()),
+                Some(i) => Err(self.error(Problem::Implausible {
+                    index: first + i as u64,
+                    entries: self.header.entries,
+                })),
+            }
+        })
+    }
+}
+
+/// Decompress one block of `len` bytes, with this thread's decompression context
+/// (making one costs more than decompressing a small block).
+fn decompress(data: &[u8], len: usize) -> io::Result<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match c.as_mut() {
+            Some(d) => d.decompress(data, len),
+            None => Err(io::Error::other("no decompression context")),
+        }
+    })
+}
+
+/// Read all of `bytes` at `offset` of `file`.
+fn read_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(bytes, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(bytes)
+    }
+}
+
+/// A sector's compact files: either or both.
+#[derive(Debug, Default)]
+pub struct CompactTable {
+    /// The win/draw/loss file.
+    pub wdl: Option<CompactFile>,
+    /// The DTM file.
+    pub dtm: Option<CompactFile>,
+}
+
+impl CompactTable {
+    /// The file that answers probes: the DTM file when present.
+    pub fn answering(&self) -> Option<&CompactFile> {
+        self.dtm.as_ref().or(self.wdl.as_ref())
+    }
+
+    /// Both files, those present.
+    pub fn files(&self) -> impl Iterator<Item = &CompactFile> {
+        self.wdl.iter().chain(self.dtm.iter())
+    }
+
+    /// Whether the values come with their distances.
+    pub fn has_dtm(&self) -> bool {
+        self.dtm.is_some()
+    }
+}
+
+/// The compact files in `dir` (by name: variant, sector, kind, path), sorted; an
+/// absent directory has none.
+///
+/// # Errors
+/// A [`FileError`] naming the directory when it cannot be read.
+pub fn compact_names(dir: &Path) -> Result<Vec<(Variant, SectorId, Kind, PathBuf)>, FileError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(FileError::new(dir, e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| FileError::new(dir, e))?;
+        if let Some((v, s, k)) = entry.file_name().to_str().and_then(parse_compact_name) {
+            names.push((v, s, k, entry.path()));
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::write_sector;
+    use crate::generate::{solve_pair, Silent};
+    use crate::sector::Sector;
+
+    fn packed_3_3() -> (tempfile::TempDir, SectorFile, Vec<u16>) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let three = Sector::new(3, 3).expect("a sector");
+        let (_, values) = solve_pair(Variant::Standard, three, &|_| None, &Silent)
+            .expect("solved")
+            .remove(0);
+        write_sector(dir.path(), Variant::Standard, three, &values).expect("written");
+        let raw = SectorFile::open(
+            &dir.path().join("standard-3-3.tb"),
+            Variant::Standard,
+            three,
+        )
+        .expect("opens");
+        for kind in Kind::ALL {
+            pack_sector(&raw, dir.path(), kind, 3).expect("packed");
+        }
+        (dir, raw, values)
+    }
+
+    fn open(dir: &Path, kind: Kind, cache: usize) -> CompactFile {
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let path = dir.join(compact_name(Variant::Standard, three, kind));
+        CompactFile::open(
+            &path,
+            (Variant::Standard, three, kind),
+            Arc::new(BlockCache::new(cache)),
+        )
+        .expect("opens")
+    }
+
+    #[test]
+    fn names_round_trip() {
+        let s = SectorId::Movement(Sector::new(8, 9).expect("a sector"));
+        assert_eq!(
+            compact_name(Variant::NoFlying, s, Kind::Wdl),
+            "no-flying-8-9.wdl"
+        );
+        for kind in Kind::ALL {
+            let name = compact_name(Variant::Standard, s, kind);
+            assert_eq!(
+                parse_compact_name(&name),
+                Some((Variant::Standard, s, kind))
+            );
+        }
+        assert_eq!(parse_compact_name("standard-8-9.tb"), None);
+        assert_eq!(parse_compact_name("standard-8-9.wdl.tmp"), None);
+        assert_eq!(parse_compact_name("standard-08-9.dtm"), None);
+    }
+
+    /// Every value of a sector reads back from both kinds, through a cache of one
+    /// block a shard (so blocks are evicted and read again), and both files pass
+    /// their own check and the comparison with the raw file.
+    #[test]
+    fn every_value_reads_back() {
+        let (dir, raw, values) = packed_3_3();
+        let wdl = open(dir.path(), Kind::Wdl, 0);
+        let dtm = open(dir.path(), Kind::Dtm, 0);
+        assert!(wdl.header().blocks() > 1, "several blocks");
+        for (i, &v) in values.iter().enumerate() {
+            let v = Value(v);
+            assert_eq!(dtm.value(i as u64).expect("good"), v, "entry {i}");
+            assert_eq!(wdl.value(i as u64).expect("good"), Value::wdl_only(v.wdl()));
+        }
+        for f in [&wdl, &dtm] {
+            f.check().expect("checks");
+            f.compare(&raw).expect("same values");
+            assert!(f.header().file_len() < raw.header().file_len() / 2);
+        }
+        assert!(wdl.value(values.len() as u64).is_err());
+    }
+
+    /// A flipped byte in any block's data is an error naming the file and the block's
+    /// entries, on probe and on check; a flipped byte in the index is one too.
+    #[test]
+    fn a_damaged_block_is_named_and_never_answers() {
+        let (dir, _, values) = packed_3_3();
+        let path = dir.path().join("standard-3-3.wdl");
+        let good = fs::read(&path).expect("read");
+        let header = open(dir.path(), Kind::Wdl, 1 << 20).header;
+        let data_start = header.data_start() as usize;
+        let mut bad = good.clone();
+        bad[data_start + 5] ^= 0x40;
+        fs::write(&path, &bad).expect("written");
+        let f = open(dir.path(), Kind::Wdl, 1 << 20);
+        let e = f.value(3).expect_err("damaged");
+        assert!(e.to_string().contains("standard-3-3.wdl"), "{e}");
+        assert!(
+            matches!(e.problem, Problem::Checksum { first: 0, last } if last == (1 << 16) - 1),
+            "{e}"
+        );
+        assert!(f.check().is_err());
+        // The other blocks still answer.
+        let last = values.len() as u64 - 1;
+        assert_eq!(
+            f.value(last).expect("good").wdl(),
+            Value(values[last as usize]).wdl()
+        );
+
+        let mut bad = good.clone();
+        bad[HEADER_LEN + 3] ^= 1;
+        fs::write(&path, &bad).expect("written");
+        let f = open(dir.path(), Kind::Wdl, 1 << 20);
+        assert!(matches!(
+            f.value(0).expect_err("damaged").problem,
+            Problem::BlockSums
+        ));
+
+        let mut bad = good;
+        bad[20] ^= 1;
+        fs::write(&path, &bad).expect("written");
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Wdl), Arc::default())
+            .expect_err("bad header");
+        assert!(matches!(e.problem, Problem::HeaderChecksum), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_file_is_refused_at_open() {
+        let (dir, _, _) = packed_3_3();
+        let path = dir.path().join("standard-3-3.dtm");
+        let len = fs::metadata(&path).expect("there").len();
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("opens");
+        f.set_len(len - 1).expect("truncated");
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+            .expect_err("short");
+        assert!(matches!(e.problem, Problem::Length { .. }), "{e}");
+    }
+
+    #[test]
+    fn the_cache_keeps_its_bound() {
+        let cache = BlockCache::new(SHARDS * 2000);
+        for b in 0..1000 {
+            cache.insert((1, b), Arc::from(vec![0u8; 1000]));
+        }
+        let held: usize = cache
+            .shards
+            .iter()
+            .map(|s| s.lock().expect("not poisoned").blocks.len())
+            .sum();
+        assert!(held <= SHARDS * 2, "{held}");
+        assert!(cache.get((1, 999)).is_some(), "the newest stays");
+    }
+}

@@ -1,0 +1,324 @@
+//! Compact tables (`morris pack`) against the raw tables they are made from: every
+//! value of every sector of both games of up to four pieces a side, damaged blocks,
+//! sets that mix raw and compact files.
+
+use morris_engine::{Color, Position, Setup, Variant};
+use morris_tablebase::compact::{compact_name, CompactFile, Kind};
+use morris_tablebase::file::file_name;
+use morris_tablebase::sector::SectorId;
+use morris_tablebase::{SectorFile, Tablebase, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, OnceLock};
+
+fn morris(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(args)
+        .output()
+        .expect("morris runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The raw set of both games of four pieces a side and its compact form (`raw`,
+/// `compact` under the test's target directory), made once by the command line.
+fn sets() -> &'static (PathBuf, PathBuf) {
+    static SETS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    SETS.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compact-sets");
+        let _ = std::fs::remove_dir_all(&root);
+        let (raw, compact) = (root.join("raw"), root.join("compact"));
+        let (raw_s, compact_s) = (
+            raw.to_str().expect("utf-8"),
+            compact.to_str().expect("utf-8"),
+        );
+        let g = morris(&[
+            "generate",
+            "--variant",
+            "both",
+            "--max-pieces",
+            "4",
+            "--tb",
+            raw_s,
+        ]);
+        assert!(g.status.success(), "{}", text(&g));
+        let p = morris(&["pack", "--tb", raw_s, "--out", compact_s, "--level", "3"]);
+        assert!(p.status.success(), "{}", text(&p));
+        (raw, compact)
+    })
+}
+
+/// Every sector of the raw set: variant, sector, raw file.
+fn raw_files(raw: &Path) -> Vec<(Variant, SectorId, SectorFile)> {
+    Tablebase::scan(raw)
+        .expect("readable")
+        .into_iter()
+        .map(|(v, s, f)| (v, s, f.expect("a good raw file")))
+        .collect()
+}
+
+/// The position of entry `i` of a sector, in the colours a game gives it.
+fn position(
+    variant: Variant,
+    sector: SectorId,
+    index: &morris_tablebase::SectorIndex,
+    i: u64,
+) -> Position {
+    let (us, them) = index.position(i);
+    let setup = match sector {
+        SectorId::Movement(_) => Setup {
+            pieces: [us, them],
+            hand: [0, 0],
+            side_to_move: Color::White,
+        },
+        SectorId::Placement(p) => p.game_setup(us, them),
+    };
+    Position::from_setup(&setup, variant).expect("a position")
+}
+
+/// Every value of every sector (movement and placement, both games) reads back from
+/// its `.dtm` file as stored, and from its `.wdl` file as its result without
+/// distance; `verify --against` agrees.
+#[test]
+fn every_value_of_every_small_sector_reads_back() {
+    let (raw, compact) = sets();
+    let files = raw_files(raw);
+    assert!(files.len() > 100, "{}", files.len());
+    let mut values = 0u64;
+    for (variant, sector, raw_file) in &files {
+        let stored = raw_file.values().expect("intact");
+        let open = |kind| {
+            let path = compact.join(compact_name(*variant, *sector, kind));
+            CompactFile::open(&path, (*variant, *sector, kind), Arc::default()).expect("opens")
+        };
+        let (wdl, dtm) = (open(Kind::Wdl), open(Kind::Dtm));
+        for (i, &v) in stored.iter().enumerate() {
+            let v = Value(v);
+            assert_eq!(
+                dtm.value(i as u64).expect("good"),
+                v,
+                "{variant} {sector} {i}"
+            );
+            assert_eq!(
+                wdl.value(i as u64).expect("good"),
+                Value::wdl_only(v.wdl()),
+                "{variant} {sector} {i}"
+            );
+            values += 1;
+        }
+    }
+    assert!(values > 10_000_000, "{values}");
+    let v = morris(&[
+        "verify",
+        "--tb",
+        compact.to_str().expect("utf-8"),
+        "--against",
+        raw.to_str().expect("utf-8"),
+    ]);
+    assert!(v.status.success(), "{}", text(&v));
+    assert!(text(&v).contains("all 296 files ok"), "{}", text(&v));
+}
+
+/// A set that holds raw files for some sectors, both compact files for others and
+/// only `.wdl` files for the rest answers every probe as the raw set does, without
+/// distances where only a `.wdl` file answers.
+#[test]
+fn a_mixed_set_answers_like_the_raw_one() {
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let files = raw_files(raw);
+    // Movement sectors raw, Standard placement sectors compact with DTM, No-flying
+    // placement sectors win/draw/loss only.
+    let mut forms = Vec::new();
+    for (variant, sector, _) in &files {
+        let names: Vec<(PathBuf, String)> = match (sector, variant) {
+            (SectorId::Movement(_), _) => vec![(raw.clone(), file_name(*variant, *sector))],
+            (_, Variant::Standard) => Kind::ALL
+                .iter()
+                .map(|&k| (compact.clone(), compact_name(*variant, *sector, k)))
+                .collect(),
+            (_, Variant::NoFlying) => {
+                vec![(compact.clone(), compact_name(*variant, *sector, Kind::Wdl))]
+            }
+        };
+        for (from, name) in names {
+            std::fs::copy(from.join(&name), dir.path().join(&name)).expect("copied");
+        }
+        forms.push((*variant, *sector));
+    }
+    let mixed = Tablebase::open(dir.path()).expect("opens");
+    let whole = Tablebase::open(raw).expect("opens");
+    assert!(mixed.compact_tables().count() > 50);
+    let mut probed = 0;
+    for (variant, sector, raw_file) in &files {
+        let index = raw_file.index();
+        let wdl_only = matches!(sector, SectorId::Placement(_)) && *variant == Variant::NoFlying;
+        assert_eq!(mixed.has_dtm(*variant, *sector), Some(!wdl_only));
+        for i in (0..raw_file.header().entries).step_by(7) {
+            let pos = position(*variant, *sector, index, i);
+            let want = whole.probe(&pos).expect("good").expect("covered");
+            let got = mixed.probe(&pos).expect("good").expect("covered");
+            if wdl_only {
+                assert_eq!(got, Value::wdl_only(want.wdl()), "{variant} {sector} {i}");
+            } else {
+                assert_eq!(got, want, "{variant} {sector} {i}");
+            }
+            probed += 1;
+        }
+    }
+    assert!(probed > 1_000_000, "{probed}");
+    // `stats` counts the compact sectors too, and lists every file's size.
+    let tb = dir.path().to_str().expect("utf-8");
+    let plain = text(&morris(&["stats", "--tb", tb]));
+    let whole = text(&morris(&["stats", "--tb", raw.to_str().expect("utf-8")]));
+    assert_eq!(plain, whole);
+    let sizes = morris(&["stats", "--sizes", "--tb", tb]);
+    assert!(sizes.status.success(), "{}", text(&sizes));
+    let line = |name: &str| {
+        text(&sizes)
+            .lines()
+            .find(|l| l.split_whitespace().take(2).collect::<Vec<_>>() == ["no-flying", name])
+            .map(|l| l.split_whitespace().filter(|w| *w == "-").count())
+    };
+    // No-flying placement sectors: no raw file, no .dtm file.
+    assert_eq!(line("3-3+1-0"), Some(4), "{}", text(&sizes));
+    assert_eq!(line("3-3"), Some(4), "{}", text(&sizes));
+}
+
+/// A flipped byte in a block of a compact file: `verify` fails naming the file, a
+/// probe into that block is an error naming it (never a value), and the file's other
+/// blocks still answer.
+#[test]
+fn a_damaged_block_is_detected_and_named() {
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let variant = Variant::Standard;
+    let sector = SectorId::Movement("4-4".parse().expect("a sector"));
+    let name = compact_name(variant, sector, Kind::Dtm);
+    let target = dir.path().join(&name);
+    std::fs::copy(compact.join(&name), &target).expect("copied");
+    let raw_file =
+        SectorFile::open(&raw.join(file_name(variant, sector)), variant, sector).expect("opens");
+    let good =
+        CompactFile::open(&target, (variant, sector, Kind::Dtm), Arc::default()).expect("opens");
+    let data_start = good.header().file_len() - good.header().data_len;
+    let mut bytes = std::fs::read(&target).expect("read");
+    bytes[data_start as usize + 10] ^= 0x10;
+    std::fs::write(&target, &bytes).expect("written");
+
+    let v = morris(&["verify", "--tb", dir.path().to_str().expect("utf-8")]);
+    assert!(!v.status.success());
+    assert!(
+        text(&v).contains(&format!("BAD: {}", target.display())),
+        "{}",
+        text(&v)
+    );
+    assert!(
+        text(&v).contains("checksum mismatch in entries 0 to 4095"),
+        "{}",
+        text(&v)
+    );
+
+    let tb = Tablebase::open(dir.path()).expect("opens: the header is good");
+    let index = raw_file.index();
+    let e = tb
+        .probe(&position(variant, sector, index, 5))
+        .expect_err("a damaged block never answers");
+    assert!(e.to_string().contains(&name), "{e}");
+    let last = raw_file.header().entries - 1;
+    assert_eq!(
+        tb.probe(&position(variant, sector, index, last))
+            .expect("good block"),
+        Some(raw_file.value(last).expect("good")),
+    );
+}
+
+/// `pack` resumes: a second run keeps the finished files and makes only what is
+/// missing; a stale temporary file is replaced, never read.
+#[test]
+fn pack_resumes() {
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for entry in std::fs::read_dir(compact).expect("readable") {
+        let entry = entry.expect("an entry");
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copied");
+    }
+    let gone = compact_name(
+        Variant::NoFlying,
+        SectorId::Movement("3-4".parse().expect("a sector")),
+        Kind::Wdl,
+    );
+    std::fs::remove_file(dir.path().join(&gone)).expect("removed");
+    std::fs::write(dir.path().join(format!("{gone}.tmp")), b"half").expect("written");
+    let out = dir.path().to_str().expect("utf-8");
+    let p = morris(&[
+        "pack",
+        "--tb",
+        raw.to_str().expect("utf-8"),
+        "--out",
+        out,
+        "--level",
+        "3",
+    ]);
+    assert!(p.status.success(), "{}", text(&p));
+    let t = text(&p);
+    assert!(t.contains("295 files already in"), "{t}");
+    assert!(t.contains("no-flying") && t.contains("3-4  wdl"), "{t}");
+    assert!(!dir.path().join(format!("{gone}.tmp")).exists());
+    let v = morris(&[
+        "verify",
+        "--tb",
+        out,
+        "--against",
+        raw.to_str().expect("utf-8"),
+    ]);
+    assert!(v.status.success(), "{}", text(&v));
+}
+
+/// A sector with only its `.wdl` file gives the search no distance: the search goes on
+/// below its positions and finds the exact value, never a draw for a decided position.
+#[test]
+fn the_search_never_takes_a_value_without_distance_for_a_draw() {
+    use morris_solver::{Limits, Searcher, Verdict};
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let variant = Variant::Standard;
+    let sector = SectorId::Movement("3-3".parse().expect("a sector"));
+    let name = compact_name(variant, sector, Kind::Wdl);
+    std::fs::copy(compact.join(&name), dir.path().join(&name)).expect("copied");
+    let tb = Tablebase::open(dir.path()).expect("opens");
+    let raw_file =
+        SectorFile::open(&raw.join(file_name(variant, sector)), variant, sector).expect("opens");
+    let values = raw_file.values().expect("intact");
+    let mut searched = 0;
+    for dtm in [1, 2] {
+        for (i, _) in values
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| Value(v).dtm() == Some(dtm))
+            .take(3)
+        {
+            let pos = position(variant, sector, raw_file.index(), i as u64);
+            let want = Value(values[i]);
+            assert!(tb
+                .probe(&pos)
+                .expect("good")
+                .is_some_and(|v| v.is_distance_unknown()));
+            let mut searcher = Searcher::new(Some(&tb), 16).expect("a table");
+            let limits = Limits {
+                depth: Some(4),
+                ..Limits::default()
+            };
+            let r = searcher.search(&pos, limits, &[]).expect("searched");
+            assert_eq!(r.value, Some(Verdict::from(want)), "{pos}");
+            searched += 1;
+        }
+    }
+    assert_eq!(searched, 6);
+}
