@@ -7,10 +7,12 @@
 //! MORRIS_BENCH_RAW=/data/tb MORRIS_BENCH_COMPACT=/data/tb-compact cargo bench --bench probe_latency
 //! ```
 //!
-//! Without both variables it says so and measures nothing.
+//! With the raw set alone it measures the raw files by kind instead: random positions
+//! of the movement sectors, then of the placement sectors present. Without either
+//! variable it says so and measures nothing.
 
-use morris_engine::{Color, Position, Setup};
-use morris_tablebase::Tablebase;
+use morris_engine::{Color, Position, Setup, Variant};
+use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
 
@@ -24,21 +26,43 @@ fn open(dir: &Path) -> Tablebase {
     unsafe { Tablebase::open_mapped(dir) }.expect("a good set")
 }
 
-/// Random positions (a fixed sequence) of the movement sectors in both sets.
-fn positions(raw: &Tablebase, compact: &Tablebase) -> Vec<Position> {
-    let sectors: Vec<_> = raw
-        .sectors()
-        .filter(|(v, s, _)| compact.compact(*v, *s).is_some())
-        .map(|(v, s, f)| (v, s, f.index().size(), f))
-        .collect();
-    assert!(!sectors.is_empty(), "no movement sector in both sets");
+/// A fixed sequence of pseudo-random numbers (xorshift).
+fn random() -> impl FnMut() -> u64 {
     let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
+    move || {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         state
-    };
+    }
+}
+
+/// Random positions (a fixed sequence) of the placement sectors of a set.
+fn placement_positions(raw: &Tablebase) -> Vec<Position> {
+    let sectors: Vec<_> = raw.placement_sectors().collect();
+    if sectors.is_empty() {
+        return Vec::new();
+    }
+    let mut next = random();
+    (0..PROBES)
+        .map(|_| {
+            let (variant, sector, file) = sectors[(next() % sectors.len() as u64) as usize];
+            let (us, them) = file.index().position(next() % file.index().size());
+            Position::from_setup(&sector.game_setup(us, them), variant).expect("a position")
+        })
+        .collect()
+}
+
+/// Random positions (a fixed sequence) of the movement sectors of `raw` that `keep`
+/// accepts.
+fn positions(raw: &Tablebase, keep: impl Fn(Variant, Sector) -> bool) -> Vec<Position> {
+    let sectors: Vec<_> = raw
+        .sectors()
+        .filter(|(v, s, _)| keep(*v, *s))
+        .map(|(v, s, f)| (v, s, f.index().size(), f))
+        .collect();
+    assert!(!sectors.is_empty(), "no movement sector to probe");
+    let mut next = random();
     (0..PROBES)
         .map(|_| {
             let (variant, _, size, file) = sectors[(next() % sectors.len() as u64) as usize];
@@ -69,24 +93,46 @@ fn latencies(tb: &Tablebase, positions: &[Position]) -> (f64, f64) {
     (times[times.len() / 2], times[times.len() * 99 / 100])
 }
 
+/// Cold, then warm, p50 and p99 of probing `positions` in a fresh tablebase of `dir`.
+fn report(name: &str, dir: &Path, positions: &[Position]) {
+    let tb = open(dir);
+    let cold = latencies(&tb, positions);
+    let warm = latencies(&tb, positions);
+    println!(
+        "{name:<10} {} probes: cold p50 {:.2} us, p99 {:.2} us; warm p50 {:.2} us, p99 {:.2} us",
+        positions.len(),
+        cold.0,
+        cold.1,
+        warm.0,
+        warm.1
+    );
+}
+
 fn main() {
-    let (Some(raw), Some(compact)) = (
-        std::env::var_os("MORRIS_BENCH_RAW"),
-        std::env::var_os("MORRIS_BENCH_COMPACT"),
-    ) else {
-        println!(
-            "probe_latency: set MORRIS_BENCH_RAW and MORRIS_BENCH_COMPACT to two sets to compare"
-        );
-        return;
-    };
-    let positions = positions(&open(Path::new(&raw)), &open(Path::new(&compact)));
-    for (name, dir) in [("raw", &raw), ("compact", &compact)] {
-        let tb = open(Path::new(dir));
-        let cold = latencies(&tb, &positions);
-        let warm = latencies(&tb, &positions);
-        println!(
-            "{name:<8} {PROBES} probes: cold p50 {:.2} us, p99 {:.2} us; warm p50 {:.2} us, p99 {:.2} us",
-            cold.0, cold.1, warm.0, warm.1
-        );
+    let raw = std::env::var_os("MORRIS_BENCH_RAW");
+    let compact = std::env::var_os("MORRIS_BENCH_COMPACT");
+    match (raw, compact) {
+        (Some(raw), Some(compact)) => {
+            let (raw, compact) = (Path::new(&raw), Path::new(&compact));
+            let compact_set = open(compact);
+            let positions = positions(&open(raw), |v, s| compact_set.compact(v, s).is_some());
+            drop(compact_set);
+            report("raw", raw, &positions);
+            report("compact", compact, &positions);
+        }
+        (Some(raw), None) => {
+            let raw = Path::new(&raw);
+            let tb = open(raw);
+            let movement = positions(&tb, |_, _| true);
+            let placement = placement_positions(&tb);
+            drop(tb);
+            report("movement", raw, &movement);
+            if !placement.is_empty() {
+                report("placement", raw, &placement);
+            }
+        }
+        _ => println!(
+            "probe_latency: set MORRIS_BENCH_RAW (and MORRIS_BENCH_COMPACT to compare it with a compact set)"
+        ),
     }
 }
