@@ -114,14 +114,6 @@ fn reset_peak_memory() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-/// Number of positions in the placement sectors of a game of `max_pieces` a side.
-pub fn placement_positions(max_pieces: u8) -> u64 {
-    PlacementSector::all(max_pieces)
-        .iter()
-        .map(|s| s.size())
-        .sum()
-}
-
 /// Open a finished file and check it whole; `Err` says why it cannot be used.
 fn finished(
     dir: &Path,
