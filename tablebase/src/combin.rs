@@ -180,17 +180,41 @@ fn rank_within_slow(mut bits: u32, mask: u32) -> u64 {
     r
 }
 
-/// Spread the low bits of `compressed` onto the points of `mask`, in order.
-#[inline]
-pub fn expand(mut compressed: u32, mut mask: u32) -> u32 {
-    let mut out = 0;
-    while compressed != 0 && mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        if compressed & 1 != 0 {
-            out |= low;
+/// `DEPOSIT[m][c]`: the low bits of `c` spread onto the set bits of mask byte `m`, in
+/// order (the inverse of [`COMPRESS`]).
+static DEPOSIT: [[u8; 256]; 256] = {
+    let mut t = [[0u8; 256]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut c = 0;
+        while c < 256 {
+            let (mut out, mut k, mut bit) = (0u8, 0, 0);
+            while bit < 8 {
+                if m & (1 << bit) != 0 {
+                    if c & (1 << k) != 0 {
+                        out |= 1 << bit;
+                    }
+                    k += 1;
+                }
+                bit += 1;
+            }
+            t[m][c] = out;
+            c += 1;
         }
-        compressed >>= 1;
-        mask ^= low;
+        m += 1;
+    }
+    t
+};
+
+/// Spread the low bits of `compressed` onto the points of `mask` (24-bit), in order.
+#[inline]
+pub fn expand(compressed: u32, mask: u32) -> u32 {
+    let mut out = 0;
+    let mut rest = compressed;
+    for j in 0..3 {
+        let m = ((mask >> (8 * j)) & 0xFF) as usize;
+        out |= u32::from(DEPOSIT[m][(rest & 0xFF) as usize]) << (8 * j);
+        rest = rest.checked_shr(m.count_ones()).unwrap_or(0);
     }
     out
 }
@@ -249,5 +273,34 @@ mod tests {
                 assert_eq!(rank_within(bits, mask), r);
             }
         }
+    }
+
+    /// Spreading by byte tables is the point-by-point definition, for masks of every
+    /// size and values with more bits than the mask has points.
+    #[test]
+    fn expand_spreads_bits_in_order() {
+        let naive = |mut c: u32, mut mask: u32| {
+            let mut out = 0;
+            while mask != 0 {
+                let low = mask & mask.wrapping_neg();
+                if c & 1 != 0 {
+                    out |= low;
+                }
+                c >>= 1;
+                mask ^= low;
+            }
+            out
+        };
+        let mut x = 0x9E37_79B9u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let mask = x & 0xFF_FFFF;
+            let c = x.rotate_left(11);
+            assert_eq!(expand(c, mask), naive(c, mask), "{c:#x} over {mask:#x}");
+        }
+        assert_eq!(expand(u32::MAX, 0xFF_FFFF), 0xFF_FFFF);
+        assert_eq!(expand(u32::MAX, 0), 0);
     }
 }

@@ -122,9 +122,10 @@ impl Symmetric {
     /// symmetries of `stabiliser` (a 16-bit mask).
     fn build(set: u32, stabiliser: u16, free: usize, them: usize) -> Symmetric {
         let mask = !set & Bitboard::FULL.bits();
+        // The identity maps every set to itself: only the others can give a less one.
         let syms: Vec<Symmetry> = Symmetry::ALL
             .into_iter()
-            .filter(|s| stabiliser & (1 << s.index()) != 0)
+            .filter(|&s| s != Symmetry::IDENTITY && stabiliser & (1 << s.index()) != 0)
             .collect();
         let plain = binom(free, them);
         let mut sub_of_rank = vec![0u32; plain as usize];
@@ -138,8 +139,7 @@ impl Symmetric {
             let least = syms
                 .iter()
                 .map(|s| s.apply(Bitboard::from_bits_truncate(bits)).bits())
-                .min()
-                .unwrap_or(bits);
+                .fold(bits, u32::min);
             sub_of_rank[r as usize] = if least == bits {
                 rank_of_sub.push(r as u32);
                 (rank_of_sub.len() - 1) as u32
@@ -493,38 +493,39 @@ fn next_combination(x: u32) -> u32 {
 /// theirs or empty. Cheap, and independent of the index tables: it checks file sizes
 /// before any index is built.
 pub fn orbit_count(us: usize, them: usize) -> u64 {
+    if us + them > POINT_COUNT {
+        return 0;
+    }
     let mut total = 0u64;
     for s in Symmetry::ALL {
-        let mut seen = [false; POINT_COUNT];
-        let mut cycles = Vec::new();
+        // ways[a][b]: colourings of the cycles so far with a ours and b theirs,
+        // updated in place from the largest counts down (each cycle is used once).
+        let mut ways = [[0u64; POINT_COUNT + 1]; POINT_COUNT + 1];
+        ways[0][0] = 1;
+        let mut seen = 0u32;
         for p in morris_engine::Point::ALL {
             let mut len = 0;
             let mut q = p;
-            while !seen[q.index()] {
-                seen[q.index()] = true;
+            while seen & (1 << q.index()) == 0 {
+                seen |= 1 << q.index();
                 q = s.apply_point(q);
                 len += 1;
             }
-            if len > 0 {
-                cycles.push(len);
+            if len == 0 {
+                continue;
             }
-        }
-        // ways[a][b]: colourings of the cycles so far with a ours and b theirs.
-        let mut ways = vec![vec![0u64; them + 1]; us + 1];
-        ways[0][0] = 1;
-        for &len in &cycles {
-            let mut next = ways.clone();
-            for a in 0..=us {
-                for b in 0..=them {
+            for a in (0..=us).rev() {
+                for b in (0..=them).rev() {
+                    let mut add = 0;
                     if a >= len {
-                        next[a][b] += ways[a - len][b];
+                        add += ways[a - len][b];
                     }
                     if b >= len {
-                        next[a][b] += ways[a][b - len];
+                        add += ways[a][b - len];
                     }
+                    ways[a][b] += add;
                 }
             }
-            ways = next;
         }
         total += ways[us][them];
     }
@@ -688,7 +689,6 @@ mod burnside {
     }
 
     #[test]
-    #[ignore = "builds the index of all 49 sectors (a minute); run with --ignored"]
     fn every_sector_size_is_its_orbit_count() {
         check_sizes(9);
     }
