@@ -302,10 +302,15 @@ fn lock_dir(dir: &Path) -> Result<std::fs::File, DriverError> {
     lock(dir)
 }
 
-/// The values of a finished file, decoded to raw `u16`s in memory.
-fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<Vec<u16>, FileError> {
+/// The values of a finished file, decoded to raw `u16`s in memory with huge pages
+/// (read at random by the sectors solved from it).
+fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<ValueCopy, FileError> {
     let path = dir.join(file_name(variant, sector));
-    SectorFile::open(&path, variant, sector)?.values()
+    let f = SectorFile::open(&path, variant, sector)?;
+    ValueCopy::decode(f.entries()?).map_err(|e| FileError {
+        path,
+        problem: e.into(),
+    })
 }
 
 /// Generate placement sectors `sectors`, given in solving order, whose movement
@@ -337,7 +342,7 @@ fn placement_into(
             Found::Unreadable(e) => return Err(DriverError::Unreadable(e)),
         }
         // Every successor's file was written (or found good) earlier in this run.
-        let mut deps: Vec<(SuccessorSector, Vec<u16>)> = Vec::new();
+        let mut deps: Vec<(SuccessorSector, ValueCopy)> = Vec::new();
         for next in sector.successors() {
             deps.push((next, decoded(dir, variant, next.into())?));
         }
@@ -347,7 +352,7 @@ fn placement_into(
         let lookup = |s: SuccessorSector| {
             deps.iter()
                 .find(|(t, _)| *t == s)
-                .map(|(_, v)| v.as_slice())
+                .map(|(_, v)| v.values())
         };
         let values = solve_placement(variant, sector, &lookup, reporter)?;
         drop(deps);
@@ -434,13 +439,7 @@ fn movement_into(
         // this run) into memory with huge pages.
         let mut deps: HashMap<Sector, ValueCopy> = HashMap::new();
         for t in pair.iter().filter_map(|s| s.after_capture()) {
-            let path = dir.join(file_name(variant, t));
-            let f = SectorFile::open(&path, variant, t)?;
-            let copy = ValueCopy::decode(f.entries()?).map_err(|e| FileError {
-                path,
-                problem: e.into(),
-            })?;
-            deps.insert(t, copy);
+            deps.insert(t, decoded(dir, variant, t.into())?);
         }
         let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
         reporter.pair_started(variant, &ids, positions(&pair));
