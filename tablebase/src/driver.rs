@@ -349,11 +349,8 @@ fn placement_into(
         reporter.pair_started(variant, &[sector.into()], sector.size());
         reset_peak_memory();
         let clock = Instant::now();
-        let lookup = |s: SuccessorSector| {
-            deps.iter()
-                .find(|(t, _)| *t == s)
-                .map(|(_, v)| v.values())
-        };
+        let lookup =
+            |s: SuccessorSector| deps.iter().find(|(t, _)| *t == s).map(|(_, v)| v.values());
         let values = solve_placement(variant, sector, &lookup, reporter)?;
         drop(deps);
         let time = clock.elapsed();
