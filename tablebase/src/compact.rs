@@ -47,7 +47,7 @@
 //! is decompressed, and its decompressed length against the header. Decompressed
 //! blocks are kept in a [`BlockCache`] of bounded size, shared by a tablebase's files.
 
-use crate::file::{decode_byte, open_regular, write_at, FileError, Problem, SectorFile};
+use crate::file::{check_size, decode_byte, open_header, write_at, FileError, Problem, SectorFile};
 use crate::generate::SectorStats;
 use crate::index::SectorIndex;
 use crate::sector::{SectorId, Value, Wdl};
@@ -55,7 +55,7 @@ use morris_engine::Variant;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -65,8 +65,8 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const MAGIC: [u8; 8] = *b"MORRISTZ";
 /// The format version written and read.
 pub const VERSION: u32 = 1;
-/// Bytes before the block index.
-pub const HEADER_LEN: usize = 128;
+/// Bytes before the block index: a header as long as a raw file's, read by the same code.
+pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 /// The block sizes a file may have (log2 of its positions).
 const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
 /// The zstd level [`pack_sector`] uses unless told otherwise.
@@ -575,29 +575,9 @@ impl CompactFile {
         cache: Arc<BlockCache>,
     ) -> Result<CompactFile, FileError> {
         let err = |p: Problem| FileError::new(path, p);
-        let mut file = open_regular(path).map_err(err)?;
-        let len = file.metadata().map_err(|e| err(e.into()))?.len();
-        if len < HEADER_LEN as u64 {
-            return Err(err(Problem::Truncated(len)));
-        }
-        let mut raw = [0u8; HEADER_LEN];
-        file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
+        let (file, len, raw) = open_header(path)?;
         let header = CompactHeader::decode(&raw, (variant, sector, kind)).map_err(err)?;
-        let (us, them) = sector.board();
-        let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
-        if header.entries != expected {
-            return Err(err(Problem::Entries {
-                sector,
-                found: header.entries,
-                expected,
-            }));
-        }
-        if len != header.file_len() {
-            return Err(err(Problem::Length {
-                found: len,
-                expected: header.file_len(),
-            }));
-        }
+        check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
         Ok(CompactFile {
             path: path.to_path_buf(),
             header,

@@ -684,13 +684,9 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, Problem> {
     Ok(file)
 }
 
-/// Open the file and check everything but the payload, for any version this code
-/// can read or convert.
-fn read_header(
-    path: &Path,
-    variant: Variant,
-    sector: SectorId,
-) -> Result<(File, Header), FileError> {
+/// Open `path` as a regular file and read its first [`HEADER_LEN`] bytes (the raw and
+/// the compact files' headers alike): the file, its length and the header's bytes.
+pub(crate) fn open_header(path: &Path) -> Result<(File, u64, [u8; HEADER_LEN]), FileError> {
     let err = |p: Problem| FileError::new(path, p);
     let mut file = open_regular(path).map_err(err)?;
     let len = file.metadata().map_err(|e| err(e.into()))?.len();
@@ -699,22 +695,46 @@ fn read_header(
     }
     let mut raw = [0u8; HEADER_LEN];
     file.read_exact(&mut raw).map_err(|e| err(e.into()))?;
-    let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
+    Ok((file, len, raw))
+}
+
+/// Check a decoded header's count of entries against the size of `sector`'s index,
+/// and the file's length `len` against the length the header implies.
+pub(crate) fn check_size(
+    sector: SectorId,
+    entries: u64,
+    implied_len: u64,
+    len: u64,
+) -> Result<(), Problem> {
     let (us, them) = sector.board();
     let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
-    if header.entries != expected {
-        return Err(err(Problem::Entries {
+    if entries != expected {
+        return Err(Problem::Entries {
             sector,
-            found: header.entries,
+            found: entries,
             expected,
-        }));
+        });
     }
-    if len != header.file_len() {
-        return Err(err(Problem::Length {
+    if len != implied_len {
+        return Err(Problem::Length {
             found: len,
-            expected: header.file_len(),
-        }));
+            expected: implied_len,
+        });
     }
+    Ok(())
+}
+
+/// Open the file and check everything but the payload, for any version this code
+/// can read or convert.
+fn read_header(
+    path: &Path,
+    variant: Variant,
+    sector: SectorId,
+) -> Result<(File, Header), FileError> {
+    let err = |p: Problem| FileError::new(path, p);
+    let (file, len, raw) = open_header(path)?;
+    let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
+    check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
     Ok((file, header))
 }
 
