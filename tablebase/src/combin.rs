@@ -63,18 +63,22 @@ static RANK_BYTE: [[[u32; 256]; FAST_MAX + 1]; 3] = {
     t
 };
 
-/// `COMPRESS[m][v]`: the bits of `v` under mask byte `m`, packed to the bottom.
-static COMPRESS: [[u8; 256]; 256] = {
+/// For every mask byte `m` and value byte `v`: with `spread` false, the bits of `v`
+/// under `m` packed to the bottom; with `spread` true, the low bits of `v` spread onto
+/// the set bits of `m`, in order (the inverse).
+const fn mask_table(spread: bool) -> [[u8; 256]; 256] {
     let mut t = [[0u8; 256]; 256];
     let mut m = 0;
     while m < 256 {
         let mut v = 0;
         while v < 256 {
+            // Bit `bit` of the mask is its `k`-th point.
             let (mut out, mut k, mut bit) = (0u8, 0, 0);
             while bit < 8 {
                 if m & (1 << bit) != 0 {
-                    if v & (1 << bit) != 0 {
-                        out |= 1 << k;
+                    let (from, to) = if spread { (k, bit) } else { (bit, k) };
+                    if v & (1 << from) != 0 {
+                        out |= 1 << to;
                     }
                     k += 1;
                 }
@@ -86,7 +90,10 @@ static COMPRESS: [[u8; 256]; 256] = {
         m += 1;
     }
     t
-};
+}
+
+/// `COMPRESS[m][v]`: the bits of `v` under mask byte `m`, packed to the bottom.
+static COMPRESS: [[u8; 256]; 256] = mask_table(false);
 
 /// Colex rank of a 24-bit set of at most [`FAST_MAX`] points, by byte tables.
 #[inline]
@@ -182,29 +189,7 @@ fn rank_within_slow(mut bits: u32, mask: u32) -> u64 {
 
 /// `DEPOSIT[m][c]`: the low bits of `c` spread onto the set bits of mask byte `m`, in
 /// order (the inverse of [`COMPRESS`]).
-static DEPOSIT: [[u8; 256]; 256] = {
-    let mut t = [[0u8; 256]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut c = 0;
-        while c < 256 {
-            let (mut out, mut k, mut bit) = (0u8, 0, 0);
-            while bit < 8 {
-                if m & (1 << bit) != 0 {
-                    if c & (1 << k) != 0 {
-                        out |= 1 << bit;
-                    }
-                    k += 1;
-                }
-                bit += 1;
-            }
-            t[m][c] = out;
-            c += 1;
-        }
-        m += 1;
-    }
-    t
-};
+static DEPOSIT: [[u8; 256]; 256] = mask_table(true);
 
 /// Spread the low bits of `compressed` onto the points of `mask` (24-bit), in order.
 #[inline]

@@ -45,7 +45,7 @@ use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{
-    tables::MILLS, Bitboard, Color, GameEnd, Move, Outcome, Position, Setup, Variant,
+    tables::MILLS, Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant,
     PIECES_PER_PLAYER, POINT_COUNT,
 };
 use rayon::prelude::*;
@@ -400,8 +400,8 @@ impl<'a> Solver<'a> {
         let ours = compress(us.bits(), outside);
         let mut points = [0usize; PIECES_PER_PLAYER as usize];
         let mut n = 0;
-        for (q, slot) in BitIter(ours).zip(points.iter_mut()) {
-            *slot = q;
+        for (q, slot) in Bitboard::from_bits_truncate(ours).zip(points.iter_mut()) {
+            *slot = q.index();
             n += 1;
         }
         let (mut below, mut above) = ([0u64; 10], [0u64; 10]);
@@ -411,7 +411,9 @@ impl<'a> Solver<'a> {
         for j in (0..n).rev() {
             above[j] = above[j + 1] + BINOM[points[j]][j + 2];
         }
-        for q in BitIter(compress(quiet_points.bits(), outside)) {
+        for q in
+            Bitboard::from_bits_truncate(compress(quiet_points.bits(), outside)).map(Point::index)
+        {
             let j = (ours & ((1 << q) - 1)).count_ones() as usize;
             let rank = below[j] + BINOM[q][j + 1] + above[j];
             best.add(read(target, quiet.index_of_rank(rank) as usize)?);
@@ -490,20 +492,6 @@ impl Best {
             // it would read as a loss now.
             None => Value::loss(fit(self.worst_loss)?),
         })
-    }
-}
-
-/// The positions of the set bits of a mask, lowest first.
-struct BitIter(u32);
-
-impl Iterator for BitIter {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        let low = self.0.trailing_zeros() as usize;
-        self.0 &= self.0.wrapping_sub(1);
-        (low < 32).then_some(low)
     }
 }
 
