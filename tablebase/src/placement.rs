@@ -350,17 +350,23 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// The value of position `(us, them)`, the opponent's set `them` the one
-    /// `movers` was made for, from the values of its successors.
+    /// The successors of position `(us, them)`, the opponent's set `them` the one
+    /// `movers` was made for: the values known at once (games that end) go into
+    /// `best`, the entries to read from the targets onto `reads` ([`Reads`]).
     fn solve<'s>(
         &'s self,
         us: Bitboard,
         them: Bitboard,
         movers: &mut NextMovers<'s>,
-    ) -> Result<Value, PlacementError> {
+        best: &mut Best,
+        reads: &mut Reads,
+    ) -> Result<(), PlacementError> {
         let quiet = match movers.quiet {
             Some(q) if self.sector.them_hand > 0 && q.is_canonical() => q,
-            _ => return self.solve_generic(&self.position(us, them)?, movers),
+            _ => {
+                let pos = self.position(us, them)?;
+                return self.solve_generic(&pos, movers, best, reads);
+            }
         };
         // The fast way, for the sectors whose opponent still holds a piece: neither
         // this position nor one after a placement that captures nothing can be over
@@ -368,7 +374,6 @@ impl<'a> Solver<'a> {
         // have left no target), so those placements need no engine position: their
         // successors are `(them, us + p)`, indexed in `them`'s block by the colex rank
         // of `us + p` among the points outside `them`, computed for every `p` at once.
-        let mut best = Best::default();
         let empty = Bitboard::FULL & !(us | them);
         // The points where a piece of ours closes a mill: the third of each line of
         // which we hold two.
@@ -386,13 +391,12 @@ impl<'a> Solver<'a> {
                 let pos = self.position(us, them)?;
                 for &m in pos.legal_moves().iter() {
                     if closing.contains(m.to()) {
-                        best.add(self.successor(&pos, m, movers)?);
+                        self.successor(&pos, m, movers, best, reads)?;
                     }
                 }
             }
             empty & !closing
         };
-        let target = self.target(0)?;
         // Colex rank of `us + p` among the points outside `them` (numbered 0.. in
         // order, where `us` is `ours` and `p` is `q`): the terms of our points below
         // `q`, then `q`'s, then ours above `q`, each one place later.
@@ -416,37 +420,43 @@ impl<'a> Solver<'a> {
         {
             let j = (ours & ((1 << q) - 1)).count_ones() as usize;
             let rank = below[j] + BINOM[q][j + 1] + above[j];
-            best.add(read(target, quiet.index_of_rank(rank) as usize)?);
+            reads.push(0, quiet.index_of_rank(rank));
         }
-        best.value(self.sector)
+        Ok(())
     }
 
-    /// The value of `pos` from its successors, each made by the engine.
+    /// The successors of `pos`, each made by the engine (as [`Solver::solve`]).
     fn solve_generic<'s>(
         &'s self,
         pos: &Position,
         movers: &mut NextMovers<'s>,
-    ) -> Result<Value, PlacementError> {
+        best: &mut Best,
+        reads: &mut Reads,
+    ) -> Result<(), PlacementError> {
         if let Some(end) = pos.end() {
-            return Ok(ended(pos, end));
+            best.over = Some(ended(pos, end));
+            return Ok(());
         }
-        let mut best = Best::default();
         for &m in pos.legal_moves().iter() {
-            best.add(self.successor(pos, m, movers)?);
+            self.successor(pos, m, movers, best, reads)?;
         }
-        best.value(self.sector)
+        Ok(())
     }
 
-    /// The value of the position after move `m` of `pos`.
+    /// The position after move `m` of `pos`: its value into `best` if the game is
+    /// over, else its entry onto `reads`.
     fn successor<'s>(
         &'s self,
         pos: &Position,
         m: Move,
         movers: &mut NextMovers<'s>,
-    ) -> Result<Value, PlacementError> {
+        best: &mut Best,
+        reads: &mut Reads,
+    ) -> Result<(), PlacementError> {
         let next = pos.play_unchecked(m);
         if let Some(end) = next.end() {
-            return Ok(ended(&next, end));
+            best.add(ended(&next, end));
+            return Ok(());
         }
         let lost = pos.them() & !next.us();
         let (k, mover) = match lost.bits().trailing_zeros() as usize {
@@ -455,13 +465,58 @@ impl<'a> Solver<'a> {
         };
         let target = self.target(k)?;
         let mover = *mover.get_or_insert_with(|| target.index.with_us(next.us()));
-        read(target, mover.index(next.them()) as usize)
+        reads.push(k, mover.index(next.them()));
+        Ok(())
+    }
+
+    /// The values of a batch of positions, from the values known at once and the
+    /// entries to read, `ends[i]` entries of `reads` ending position `i`'s. The reads
+    /// are independent loads, issued in one loop so that their misses overlap.
+    fn finish(
+        &self,
+        bests: &mut [Best],
+        ends: &[usize],
+        reads: &Reads,
+        values: &mut Vec<u16>,
+    ) -> Result<(), PlacementError> {
+        let targets = [self.targets[0].as_ref(), self.targets[1].as_ref()];
+        let mut start = 0;
+        for (best, &end) in bests.iter_mut().zip(ends) {
+            for &r in &reads.0[start..end] {
+                let target = targets[(r & 1) as usize].ok_or_else(|| {
+                    PlacementError::Inconsistent(format!(
+                        "a placement from sector {} reached a position of no sector",
+                        self.sector
+                    ))
+                })?;
+                best.add(read(target, (r >> 1) as usize)?);
+            }
+            start = end;
+            values.push(match best.over {
+                Some(v) => v.0,
+                None => best.value(self.sector)?.0,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Entries of the targets to read: index times two plus the target's number.
+#[derive(Default)]
+struct Reads(Vec<u64>);
+
+impl Reads {
+    #[inline]
+    fn push(&mut self, target: usize, index: u64) {
+        self.0.push(index << 1 | target as u64);
     }
 }
 
 /// The best of the successors' values seen so far, for the side to move.
 #[derive(Default)]
 struct Best {
+    /// The position itself is over: its value, whatever the successors.
+    over: Option<Value>,
     /// Distances in u32: a corrupt successor's value must not overflow.
     best_win: Option<u32>,
     worst_loss: u32,
@@ -514,6 +569,9 @@ fn read(target: &Target<'_>, i: usize) -> Result<Value, PlacementError> {
 
 /// Positions solved together by one task (and between two progress reports).
 const CHUNK: u64 = 1 << 14;
+
+/// Positions whose successors' entries are gathered before any is read.
+const BATCH: usize = 256;
 
 /// What an entry holds until it is solved: the one raw value the encoding leaves
 /// undefined, so that an entry the pass missed cannot pass for a value.
@@ -581,13 +639,37 @@ pub fn solve_placement<'a>(
         .pieces(CHUNK)
         .into_par_iter()
         .try_for_each(|(b, range)| {
+            // The piece's positions and where their values go, found first in a loop
+            // of independent lookups; then solved; then stored, in a loop of
+            // independent writes, so that the misses of the scattered results overlap
+            // instead of stalling each solution.
+            let boards: Vec<(Bitboard, Bitboard)> =
+                range.clone().map(|j| order.block_position(b, j)).collect();
+            let slots: Vec<u64> = boards
+                .iter()
+                .map(|&(them, us)| index.index(us, them))
+                .collect();
+            // Solved in batches: the successors' entries of a batch first, then their
+            // values read together (see `Solver::finish`).
+            let mut values = Vec::with_capacity(boards.len());
+            let (mut bests, mut ends, mut reads) = (Vec::new(), Vec::new(), Reads::default());
+            // The opponent's set is the block's, the same for the whole piece.
             let mut movers = None;
-            for j in range.clone() {
-                // The opponent's set is the block's, the same for the whole piece.
-                let (them, us) = order.block_position(b, j);
-                let movers = movers.get_or_insert_with(|| solver.next_movers(them));
-                let v = solver.solve(us, them, movers)?;
-                out[index.index(us, them) as usize].store(v.0, Relaxed);
+            for batch in boards.chunks(BATCH) {
+                bests.clear();
+                ends.clear();
+                reads.0.clear();
+                for &(them, us) in batch {
+                    let movers = movers.get_or_insert_with(|| solver.next_movers(them));
+                    let mut best = Best::default();
+                    solver.solve(us, them, movers, &mut best, &mut reads)?;
+                    bests.push(best);
+                    ends.push(reads.0.len());
+                }
+                solver.finish(&mut bests, &ends, &reads, &mut values)?;
+            }
+            for (&slot, &v) in slots.iter().zip(&values) {
+                out[slot as usize].store(v, Relaxed);
             }
             observer.advance(range.end - range.start);
             Ok(())
