@@ -45,7 +45,7 @@ use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{
-    tables::MILLS, Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant,
+    tables::{in_mills, MILLS}, Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant,
     PIECES_PER_PLAYER, POINT_COUNT,
 };
 use rayon::prelude::*;
@@ -386,12 +386,20 @@ impl<'a> Solver<'a> {
             // No piece to take: a closed mill captures nothing.
             empty
         } else {
-            // The placements that close a mill (with their captures), by the engine.
+            // The placements that close a mill, each with every capture the rules
+            // allow (a piece outside the opponent's mills, any when all stand in
+            // mills): `them` less the piece taken moves next, in the capture target.
+            // None ends the game: the opponent still holds a piece, and we have at
+            // least three after closing a mill.
             if !closing.is_empty() {
-                let pos = self.position(us, them)?;
-                for &m in pos.legal_moves().iter() {
-                    if closing.contains(m.to()) {
-                        self.successor(&pos, m, movers, best, reads)?;
+                let free = them & !in_mills(them);
+                let capturable = if free.is_empty() { them } else { free };
+                let target = self.target(1)?;
+                for x in capturable {
+                    let mover = *movers.captured[x.index()]
+                        .get_or_insert_with(|| target.index.with_us(them & !x.bit()));
+                    for c in closing {
+                        reads.push(1, mover.index(us | c.bit()));
                     }
                 }
             }
