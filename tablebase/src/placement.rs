@@ -45,8 +45,9 @@ use crate::generate::Observer;
 use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{
-    tables::{in_mills, MILLS}, Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant,
-    PIECES_PER_PLAYER, POINT_COUNT,
+    tables::{in_mills, MILLS},
+    Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant, PIECES_PER_PLAYER,
+    POINT_COUNT,
 };
 use rayon::prelude::*;
 use std::fmt;

@@ -9,11 +9,13 @@
 
 use crate::file::decode_byte;
 use crate::index::SectorIndex;
+use crate::index::UsSet;
 use crate::mmap::{prefetch, ValueCopy};
 use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{Bitboard, Color, GameEnd, Outcome, Position, Setup, Variant, MAX_MOVES};
 use rayon::prelude::*;
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -357,8 +359,14 @@ pub fn verify_placement<'a>(
         .pieces(CHUNK)
         .into_par_iter()
         .try_for_each(|(b, range)| {
-            // The sectors this chunk's successors lie in, with their index.
-            let mut seen: Vec<(SectorId, &'a [u8], Arc<SectorIndex>)> = Vec::new();
+            // The sectors this chunk's successors lie in, with their index (filled
+            // through shared references, so that the located sets below may borrow
+            // the indexes).
+            type Seen<'a> = (SectorId, &'a [u8], Arc<SectorIndex>);
+            let seen: [OnceCell<Seen<'a>>; 4] = Default::default();
+            // The successors' side-to-move sets met in this chunk (the opponent's set,
+            // less a captured piece), located once in their sector's index.
+            let mut movers: Vec<(usize, Bitboard, UsSet<'_>)> = Vec::new();
             let mut lookup = |next: &Position| -> Result<Value, VerifyError> {
                 let counts = (next.us().count() as u8, next.them().count() as u8);
                 let id = if next.pieces_in_hand() {
@@ -371,25 +379,53 @@ pub fn verify_placement<'a>(
                         "a placement from sector {sector} reached a position of no sector"
                     ))
                 })?;
-                let k = match seen.iter().position(|(t, _, _)| *t == id) {
-                    Some(k) => k,
+                let k = seen
+                    .iter()
+                    .position(|c| c.get().is_none_or(|(t, _, _)| *t == id))
+                    .ok_or_else(|| {
+                        VerifyError::Inconsistent(format!(
+                            "placements from sector {sector} reach more than {} sectors",
+                            seen.len()
+                        ))
+                    })?;
+                if seen[k].get().is_none() {
+                    let v = values(id).ok_or(VerifyError::MissingSector(id))?;
+                    let (us, them) = id.board();
+                    let ix = SectorIndex::get(usize::from(us), usize::from(them));
+                    // The cell is empty: this sets it.
+                    let _ = seen[k].set((id, v, ix));
+                }
+                let Some((_, v, ix)) = seen[k].get() else {
+                    return Err(VerifyError::Inconsistent("a cell just set is empty".into()));
+                };
+                let mover = match movers.iter().find(|(s, u, _)| *s == k && *u == next.us()) {
+                    Some(&(_, _, m)) => m,
                     None => {
-                        let v = values(id).ok_or(VerifyError::MissingSector(id))?;
-                        let (us, them) = id.board();
-                        seen.push((id, v, SectorIndex::get(usize::from(us), usize::from(them))));
-                        seen.len() - 1
+                        let m = ix.with_us(next.us());
+                        movers.push((k, next.us(), m));
+                        m
                     }
                 };
-                let (_, v, ix) = &seen[k];
-                let i = ix.index(next.us(), next.them());
+                let i = mover.index(next.them());
                 usize::try_from(i)
                     .ok()
                     .and_then(|i| v.get(i).map(|&b| decode_byte(b)))
                     .ok_or_else(|| VerifyError::Inconsistent(format!("entry {i} lies beyond {id}")))
             };
-            for j in range.clone() {
-                let (them, us) = order.block_position(b, j);
-                let i = index.index(us, them) as usize;
+            // The chunk's positions, their entries and stored values first, in loops of
+            // independent loads (the entries lie at random in the sector).
+            let boards: Vec<(Bitboard, Bitboard, usize)> = range
+                .clone()
+                .map(|j| {
+                    let (them, us) = order.block_position(b, j);
+                    (us, them, index.index(us, them) as usize)
+                })
+                .collect();
+            let stored: Vec<Value> = boards
+                .iter()
+                .map(|&(_, _, i)| own.get(i).map(|&b| decode_byte(b)).unwrap_or_default())
+                .collect();
+            for (&(us, them, i), &stored) in boards.iter().zip(&stored) {
                 let setup = Setup {
                     pieces: [us, them],
                     hand: [sector.us_hand, sector.them_hand],
@@ -414,7 +450,6 @@ pub fn verify_placement<'a>(
                         best_of(children.into_iter())
                     }
                 };
-                let stored = own.get(i).map(|&b| decode_byte(b)).unwrap_or_default();
                 // A distance beyond the encoding is a mismatch, shown as the undefined value.
                 let computed = computed.unwrap_or(Value(0x8000));
                 if stored != computed {
