@@ -48,6 +48,8 @@ pub fn analyze_with(
 ) -> Result<Vec<MoveAnalysis>, SearchError> {
     let limits = Limits {
         start: Some(limits.start.unwrap_or_else(Instant::now)),
+        // Each move's value only: its line is not shown.
+        no_line: true,
         ..limits
     };
     // Positions equal up to a symmetry of the board have the same value, unless the

@@ -49,6 +49,10 @@ pub struct Limits {
     /// answer is the same; the node count, summed over the threads, varies from run
     /// to run with more than one, and the node limit holds for each thread.
     pub threads: usize,
+    /// Leave out the line (the walk through the tablebases to the end of the game
+    /// that an exact answer otherwise brings): for callers that want the value
+    /// alone, like the analysis of every move, which saves most of its time there.
+    pub no_line: bool,
 }
 
 /// Where an answer came from.
@@ -201,8 +205,10 @@ impl<'a> Searcher<'a> {
         if let Some(score) = self.tb.score(pos, 0)? {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
             let mut r = done(score, Some(verdict), Provenance::Tablebase);
-            r.pv = self.tb.line(pos, 400)?;
-            r.best = r.pv.first().copied();
+            if !limits.no_line {
+                r.pv = self.tb.line(pos, 400)?;
+                r.best = r.pv.first().copied();
+            }
             return Ok(r);
         }
         // While placing, with tables to reach, the value comes first (value only, to
@@ -235,7 +241,7 @@ impl<'a> Searcher<'a> {
                     r.value = Some(Verdict::DRAW);
                     r.pv = table_line(&self.tb, &self.tt, pos, hands as usize + 1)?;
                     r.best = r.pv.first().copied().or(r.best);
-                    return self.finish(pos, r, Stats::default(), clock);
+                    return self.finish(pos, r, Stats::default(), clock, !limits.no_line);
                 }
                 Some(Wdl::Win) => {
                     window = (MATE_BOUND, INF);
@@ -253,14 +259,14 @@ impl<'a> Searcher<'a> {
             // Stopped before the distance was found: the value proven is the answer.
             Some(v) if r.provenance == Provenance::Estimate => {
                 let nodes = r.stats;
-                self.finish(pos, v, nodes, clock)
+                self.finish(pos, v, nodes, clock, !limits.no_line)
             }
-            Some(v) => self.finish(pos, r, v.stats, clock),
-            None => self.finish(pos, r, Stats::default(), clock),
+            Some(v) => self.finish(pos, r, v.stats, clock, !limits.no_line),
+            None => self.finish(pos, r, Stats::default(), clock, !limits.no_line),
         }
     }
 
-    /// The line of an exact answer extended through the tablebases, the counters of an
+    /// The line of an exact answer extended through the tablebases (if `line`), the counters of an
     /// earlier pass added, the time taken.
     fn finish(
         &self,
@@ -268,8 +274,9 @@ impl<'a> Searcher<'a> {
         mut result: SearchResult,
         earlier: Stats,
         clock: Instant,
+        line: bool,
     ) -> Result<SearchResult, SearchError> {
-        if matches!(result.provenance, Provenance::Proof) {
+        if line && matches!(result.provenance, Provenance::Proof) {
             // Extend an exact line through the tablebases to the end of the game.
             let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
             let tail = self.tb.line(&end, 400)?;

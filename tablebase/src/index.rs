@@ -19,6 +19,7 @@
 
 use crate::combin::{binom, expand, rank, rank_within, unrank};
 use morris_engine::{Bitboard, Symmetry, POINT_COUNT};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The canonical `k`-sets of the board and, for every `k`-set, the way to its
@@ -32,6 +33,10 @@ pub struct SetTable {
     sets: Vec<u32>,
     /// For every canonical set: the symmetries that fix it, as a 16-bit mask.
     stabiliser: Vec<u16>,
+    /// For every canonical set, and one past the last: the number of symmetric
+    /// canonical sets (those with a non-trivial stabiliser) before it. A symmetric
+    /// set's own number among them, which numbers its orbit tables.
+    before: Vec<u32>,
 }
 
 impl SetTable {
@@ -67,10 +72,16 @@ impl SetTable {
             sets.push(bits);
             stabiliser.push(fixed);
         }
+        let mut before = Vec::with_capacity(stabiliser.len() + 1);
+        before.push(0);
+        for &stab in &stabiliser {
+            before.push(before[before.len() - 1] + u32::from(stab != 1));
+        }
         SetTable {
             canon_of_rank,
             sets,
             stabiliser,
+            before,
         }
     }
 
@@ -99,22 +110,6 @@ struct Symmetric {
     sub_of_rank: Vec<u32>,
     /// For every sub-index: the `them`-rank of the orbit's least member.
     rank_of_sub: Vec<u32>,
-}
-
-/// A canonical set with a non-trivial stabiliser: its orbit tables, built on first
-/// use (most searches touch few blocks; generation builds them in parallel).
-#[derive(Debug)]
-struct SymmetricBlock {
-    set: u32,
-    stabiliser: u16,
-    tables: OnceLock<Symmetric>,
-}
-
-impl SymmetricBlock {
-    fn tables(&self, free: usize, them: usize) -> &Symmetric {
-        self.tables
-            .get_or_init(|| Symmetric::build(self.set, self.stabiliser, free, them))
-    }
 }
 
 impl Symmetric {
@@ -193,10 +188,20 @@ pub struct SectorIndex {
     us: usize,
     them: usize,
     sets: &'static SetTable,
-    /// `offsets[i]` is the first index of canonical set `i`; one extra final entry.
-    offsets: Vec<u64>,
-    /// For every canonical set, its orbit tables if it is symmetric.
-    symmetric: Vec<Option<SymmetricBlock>>,
+    /// The size of a block whose set no symmetry but the identity fixes: every
+    /// `them`-set of the free points.
+    plain: u64,
+    /// `deficit[j]`: how many positions fewer than `plain` each the first `j`
+    /// symmetric blocks hold together. Block `i` starts at
+    /// `i * plain - deficit[before[i]]` ([`SectorIndex::offset`]); only the
+    /// symmetric blocks take memory of their own, so that a sector that a probe
+    /// touches once costs little.
+    /// For every symmetric canonical set (by its [`SetTable`] slot), its orbit
+    /// tables, built on first use (most searches touch few blocks; generation
+    /// builds them in parallel). Only these: a sector touched by one probe costs
+    /// little memory.
+    symmetric: Vec<OnceLock<Symmetric>>,
+    deficit: Vec<u64>,
 }
 
 impl SectorIndex {
@@ -205,39 +210,41 @@ impl SectorIndex {
         let sets = SetTable::get(us);
         let free = POINT_COUNT - us;
         let plain = binom(free, them);
-        let mut offsets = Vec::with_capacity(sets.len() + 1);
-        let mut symmetric = Vec::with_capacity(sets.len());
-        let mut total = 0u64;
+        let mut deficit = vec![0u64];
         for (&set, &stab) in sets.sets.iter().zip(&sets.stabiliser) {
-            offsets.push(total);
-            if stab == 1 {
-                symmetric.push(None);
-                total += plain;
-            } else {
-                total += block_orbits(set, stab, them);
-                symmetric.push(Some(SymmetricBlock {
-                    set,
-                    stabiliser: stab,
-                    tables: OnceLock::new(),
-                }));
+            if stab != 1 {
+                let lost = plain - block_orbits(set, stab, them);
+                deficit.push(deficit[deficit.len() - 1] + lost);
             }
         }
-        offsets.push(total);
+        let symmetric = (1..deficit.len()).map(|_| OnceLock::new()).collect();
         SectorIndex {
             us,
             them,
             sets,
-            offsets,
+            plain,
             symmetric,
+            deficit,
         }
+    }
+
+    /// The first index of block `i`; for `i` the number of blocks, the size.
+    #[inline]
+    fn offset(&self, i: usize) -> u64 {
+        i as u64 * self.plain - self.deficit[self.sets.before[i] as usize]
     }
 
     /// The orbit tables of block `i`, if it is symmetric.
     #[inline]
     fn tables(&self, i: usize) -> Option<&Symmetric> {
-        self.symmetric[i]
-            .as_ref()
-            .map(|b| b.tables(POINT_COUNT - self.us, self.them))
+        if self.sets.stabiliser[i] == 1 {
+            return None;
+        }
+        let slot = self.sets.before[i] as usize;
+        Some(self.symmetric[slot].get_or_init(|| {
+            let (set, stab) = (self.sets.sets[i], self.sets.stabiliser[i]);
+            Symmetric::build(set, stab, POINT_COUNT - self.us, self.them)
+        }))
     }
 
     /// The shared index of sector `(us, them)`, built on first use.
@@ -274,7 +281,7 @@ impl SectorIndex {
 
     /// Number of positions up to symmetry.
     pub fn size(&self) -> u64 {
-        self.offsets[self.offsets.len() - 1]
+        self.offset(self.sets.len())
     }
 
     /// Number of canonical `us`-sets (blocks of the index).
@@ -285,14 +292,14 @@ impl SectorIndex {
     /// Whether some symmetry other than the identity fixes block `i`'s `us`-set (only
     /// then can a position of the block have a non-trivial stabiliser).
     pub fn is_symmetric_block(&self, i: usize) -> bool {
-        self.symmetric[i].is_some()
+        self.sets.stabiliser[i] != 1
     }
 
     /// The canonical `us`-set of a block and its range of indices.
     pub fn block(&self, i: usize) -> (Bitboard, std::ops::Range<u64>) {
         (
             Bitboard::from_bits_truncate(self.sets.sets[i]),
-            self.offsets[i]..self.offsets[i + 1],
+            self.offset(i)..self.offset(i + 1),
         )
     }
 
@@ -328,7 +335,7 @@ impl SectorIndex {
     #[inline]
     pub fn index_with_stabiliser(&self, us: Bitboard, them: Bitboard) -> (u64, u32) {
         let (block, them, index) = self.locate(us, them);
-        if self.symmetric[block].is_none() {
+        if self.sets.stabiliser[block] == 1 {
             return (index, 1);
         }
         // The canonical set's stabiliser fixes `us`; count those that fix `them` too.
@@ -363,15 +370,25 @@ impl SectorIndex {
     /// If `index >= self.size()`.
     pub fn position(&self, index: u64) -> (Bitboard, Bitboard) {
         assert!(index < self.size(), "index out of range");
-        let block = self.offsets.partition_point(|&o| o <= index) - 1;
+        // The last block starting at or before `index`.
+        let (mut lo, mut hi) = (0, self.sets.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.offset(mid) <= index {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let block = lo;
         self.block_position(block, index)
     }
 
     /// The representative position of an index known to lie in block `block`.
     #[inline]
     pub fn block_position(&self, block: usize, index: u64) -> (Bitboard, Bitboard) {
-        debug_assert!((self.offsets[block]..self.offsets[block + 1]).contains(&index));
-        let sub = index - self.offsets[block];
+        debug_assert!((self.offset(block)..self.offset(block + 1)).contains(&index));
+        let sub = index - self.offset(block);
         let them_rank = match self.tables(block) {
             None => sub,
             Some(t) => u64::from(t.rank_of_sub[sub as usize]),
@@ -407,8 +424,8 @@ impl SectorIndex {
         let set = self.sets.sets[i];
         let mask = !set & Bitboard::FULL.bits();
         let free = POINT_COUNT - self.us;
-        let start = self.offsets[i];
-        let count = self.offsets[i + 1] - start;
+        let start = self.offset(i);
+        let count = self.offset(i + 1) - start;
         let sym = self.tables(i);
         (0..count).map(move |sub| {
             let r = sym.map_or(sub, |t| u64::from(t.rank_of_sub[sub as usize]));
@@ -445,7 +462,7 @@ impl UsSet<'_> {
             None => them_rank,
             Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
         };
-        (self.block, them, self.index.offsets[self.block] + sub)
+        (self.block, them, self.index.offset(self.block) + sub)
     }
 
     /// The index of the position `(us, them)`, `us` the set this was made for (the
@@ -473,7 +490,7 @@ impl UsSet<'_> {
             None => them_rank,
             Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
         };
-        self.index.offsets[self.block] + sub
+        self.index.offset(self.block) + sub
     }
 }
 
@@ -496,6 +513,22 @@ pub fn orbit_count(us: usize, them: usize) -> u64 {
     if us + them > POINT_COUNT {
         return 0;
     }
+    // Remembered: opening a set of tables checks hundreds of files against it.
+    static KNOWN: [[AtomicU64; POINT_COUNT + 1]; POINT_COUNT + 1] =
+        [const { [const { AtomicU64::new(0) }; POINT_COUNT + 1] }; POINT_COUNT + 1];
+    let slot = &KNOWN[us][them];
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let n = burnside(us, them);
+            slot.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
+    }
+}
+
+/// [`orbit_count`], computed.
+fn burnside(us: usize, them: usize) -> u64 {
     let mut total = 0u64;
     for s in Symmetry::ALL {
         // ways[a][b]: colourings of the cycles so far with a ours and b theirs,
