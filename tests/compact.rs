@@ -322,3 +322,108 @@ fn the_search_never_takes_a_value_without_distance_for_a_draw() {
     }
     assert_eq!(searched, 6);
 }
+
+/// A directory holding the compact files of one kind of every sector of both games of
+/// four pieces a side, and nothing else.
+fn only(kind: Kind) -> tempfile::TempDir {
+    let (_, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ext = match kind {
+        Kind::Wdl => "wdl",
+        Kind::Dtm => "dtm",
+    };
+    for entry in std::fs::read_dir(compact).expect("readable") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == ext) {
+            let name = path.file_name().expect("a name");
+            std::fs::copy(&path, dir.path().join(name)).expect("copied");
+        }
+    }
+    dir
+}
+
+/// A search for the value alone takes a position's win, draw or loss from a `.wdl`
+/// file without distances (a win scores at least as the longest win of its sector):
+/// sampled positions of every sector of both games, and the empty boards of four
+/// pieces a side, get the raw tables' value at once.
+#[test]
+fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
+    use morris_solver::{Limits, Provenance, Searcher};
+    let (raw, _) = sets();
+    let dir = only(Kind::Wdl);
+    let tb = Tablebase::open(dir.path()).expect("opens");
+    let raw_tb = Tablebase::open(raw).expect("opens");
+    let limits = Limits {
+        value_only: true,
+        depth: Some(8),
+        ..Limits::default()
+    };
+    let mut searched = 0;
+    for (variant, sector, file) in raw_files(raw) {
+        let values = file.values().expect("intact");
+        let step = (values.len() / 7).max(1);
+        for i in (0..values.len()).step_by(step) {
+            let pos = position(variant, sector, file.index(), i as u64);
+            if pos.end().is_some() {
+                continue;
+            }
+            let want = Value(values[i]).wdl();
+            let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
+            let r = searcher.search(&pos, limits, &[]).expect("searched");
+            let got = r.value.expect("proven");
+            assert_eq!(got.wdl, want, "{variant} {sector} {i}: {pos}");
+            assert_eq!(got.dtm, None, "{pos}");
+            // Read at the root, not searched.
+            assert!(r.stats.nodes <= 1, "{variant} {sector} {i}: {pos}");
+            assert_eq!(r.provenance, Provenance::Tablebase, "{pos}");
+            searched += 1;
+        }
+    }
+    assert!(searched > 300, "{searched}");
+    for variant in [Variant::Standard, Variant::NoFlying] {
+        let pos = morris_engine::notation::parse_position(
+            ".../.../.../....../.../.../... w 4 4",
+            variant,
+        )
+        .expect("a position");
+        let value = |tb: &Tablebase| {
+            let mut searcher = Searcher::new(Some(tb), 1).expect("a table");
+            let r = searcher.search(&pos, limits, &[]).expect("searched");
+            r.value.expect("proven").wdl
+        };
+        assert_eq!(value(&tb), value(&raw_tb), "{variant}");
+    }
+}
+
+/// A set of compact DTM files alone answers the search as the raw set does: exact
+/// values with distances, read from the tables, movement and placement sectors.
+#[test]
+fn a_search_reads_compact_dtm_files() {
+    use morris_solver::{Limits, Searcher};
+    let (raw, _) = sets();
+    let dir = only(Kind::Dtm);
+    let tb = Tablebase::open(dir.path()).expect("opens");
+    let mut searched = 0;
+    for (variant, sector, file) in raw_files(raw) {
+        let values = file.values().expect("intact");
+        let step = (values.len() / 5).max(1);
+        for i in (0..values.len()).step_by(step) {
+            let pos = position(variant, sector, file.index(), i as u64);
+            if pos.end().is_some() {
+                continue;
+            }
+            let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
+            let r = searcher
+                .search(&pos, Limits::default(), &[])
+                .expect("searched");
+            let want = morris_solver::Verdict::from(Value(values[i]));
+            assert_eq!(r.value, Some(want), "{variant} {sector} {i}: {pos}");
+            assert_eq!(
+                r.stats.nodes, 0,
+                "{variant} {sector} {i}: read, not searched"
+            );
+            searched += 1;
+        }
+    }
+    assert!(searched > 300, "{searched}");
+}

@@ -18,7 +18,7 @@ use crate::error::SearchError;
 use crate::eval::evaluate;
 use crate::ordering::{self, pick};
 use crate::score::{end_score, from_node, score_verdict, to_node, Verdict, INF, MATE, MATE_BOUND};
-use crate::tablebase::Tablebases;
+use crate::tablebase::{Tablebases, TbScore};
 use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
 use morris_engine::{Color, Move, Position, Symmetry};
 use morris_tablebase::{Tablebase, Wdl};
@@ -210,6 +210,20 @@ impl<'a> Searcher<'a> {
                 r.best = r.pv.first().copied();
             }
             return Ok(r);
+        }
+        // A win/draw/loss file without distances answers a search for the value alone.
+        if limits.value_only {
+            let wdl = match self.tb.probe(pos, 0)? {
+                Some(TbScore::AtLeast(bound)) => Some((Wdl::Win, bound)),
+                Some(TbScore::AtMost(bound)) => Some((Wdl::Loss, bound)),
+                _ => None,
+            };
+            if let Some((wdl, score)) = wdl {
+                let verdict = Verdict { wdl, dtm: None };
+                let mut r = done(score, Some(verdict), Provenance::Tablebase);
+                r.stats.nodes = 1;
+                return Ok(r);
+            }
         }
         // While placing, with tables to reach, the value comes first (value only, to
         // the end of the placing phase): a draw has no distance to search, and the
@@ -505,12 +519,23 @@ impl Worker<'_> {
         if ply > 0 && self.path.contains(&key) {
             return (0, true);
         }
-        match self.tb.score(pos, ply) {
-            Ok(Some(score)) => {
+        match self.tb.probe(pos, ply) {
+            Ok(Some(TbScore::Exact(score))) => {
                 self.stats.tb_hits += 1;
                 return (score, false);
             }
-            Ok(None) => {}
+            // A value without its distance cuts like a table entry's bound when it
+            // can (always, in a search for the value alone); otherwise the search
+            // goes on below it as if the table were absent.
+            Ok(Some(TbScore::AtLeast(score))) if score >= beta => {
+                self.stats.tb_hits += 1;
+                return (score, false);
+            }
+            Ok(Some(TbScore::AtMost(score))) if score <= alpha => {
+                self.stats.tb_hits += 1;
+                return (score, false);
+            }
+            Ok(_) => {}
             Err(e) => return self.fail(e),
         }
         if depth <= 0 {

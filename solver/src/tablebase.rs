@@ -7,12 +7,35 @@
 //! position and its line to the end of the game.
 
 use crate::error::SearchError;
-use crate::score::{end_score, value_score};
+use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
 use morris_engine::{Move, Position, Variant};
-use morris_tablebase::{Sector, SectorFile, Tablebase};
+use morris_tablebase::compact::CompactFile;
+use morris_tablebase::sector::SectorId;
+use morris_tablebase::{Sector, SectorFile, Tablebase, Value, Wdl};
 
 /// Most pieces a side has on the board.
 const PIECES: usize = 9;
+
+/// Where a movement sector's values are read.
+#[derive(Clone, Copy)]
+enum Movement<'a> {
+    /// Its raw file.
+    Raw(&'a SectorFile),
+    /// Its compact file (the DTM file when there is one).
+    Compact(&'a CompactFile),
+}
+
+/// What the tables say of a position, as a score for its side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TbScore {
+    /// The exact score: a draw, or a decided game with its distance.
+    Exact(i32),
+    /// A win whose distance is not stored (a compact win/draw/loss file alone): at
+    /// least this score, the one of the longest win of its sector.
+    AtLeast(i32),
+    /// A loss whose distance is not stored: at most this score.
+    AtMost(i32),
+}
 
 /// The tablebases a searcher may consult, if any, with the movement files looked up
 /// once: the search probes a table at every node where a line leaves the placing
@@ -21,7 +44,7 @@ const PIECES: usize = 9;
 pub(crate) struct Tablebases<'a> {
     tb: Option<&'a Tablebase>,
     /// By variant, pieces of the side to move and of the opponent.
-    movement: [[[Option<&'a SectorFile>; PIECES + 1]; PIECES + 1]; 2],
+    movement: [[[Option<Movement<'a>>; PIECES + 1]; PIECES + 1]; 2],
     /// By variant: whether any placement file is loaded.
     placement: [bool; 2],
 }
@@ -38,9 +61,21 @@ impl<'a> Tablebases<'a> {
         let mut movement = [[[None; PIECES + 1]; PIECES + 1]; 2];
         let mut placement = [false; 2];
         if let Some(tb) = tb {
+            for (variant, sector, table) in tb.compact_tables() {
+                match (sector, table.answering()) {
+                    (SectorId::Movement(Sector { us, them }), Some(file)) => {
+                        let slot = &mut movement[variant_index(variant)][usize::from(us)];
+                        slot[usize::from(them)] = Some(Movement::Compact(file));
+                    }
+                    (SectorId::Placement(_), Some(_)) => placement[variant_index(variant)] = true,
+                    _ => {}
+                }
+            }
+            // A raw file answers before the compact ones, as in `Tablebase::probe`.
             for (variant, sector, file) in tb.sectors() {
                 let Sector { us, them } = sector;
-                movement[variant_index(variant)][usize::from(us)][usize::from(them)] = Some(file);
+                let slot = &mut movement[variant_index(variant)][usize::from(us)];
+                slot[usize::from(them)] = Some(Movement::Raw(file));
             }
             for (variant, _, _) in tb.placement_sectors() {
                 placement[variant_index(variant)] = true;
@@ -58,9 +93,20 @@ impl<'a> Tablebases<'a> {
         self.tb.is_some()
     }
 
-    /// The score of a position at `ply` plies from the root, if a loaded sector covers
-    /// it.
+    /// The exact score of a position at `ply` plies from the root, if a loaded sector
+    /// covers it with distances.
     pub(crate) fn score(&self, pos: &Position, ply: usize) -> Result<Option<i32>, SearchError> {
+        Ok(match self.probe(pos, ply)? {
+            Some(TbScore::Exact(s)) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// What a loaded sector says of a position at `ply` plies from the root: its exact
+    /// score, or, from a win/draw/loss file without distances, a bound that a search
+    /// for the value alone can cut with (every win scores at least as the longest win
+    /// of its sector, which the file's header records).
+    pub(crate) fn probe(&self, pos: &Position, ply: usize) -> Result<Option<TbScore>, SearchError> {
         let Some(tb) = self.tb else {
             return Ok(None);
         };
@@ -79,27 +125,55 @@ impl<'a> Tablebases<'a> {
                 .get(us.count() as usize)
                 .and_then(|row| row.get(them.count() as usize))
             {
-                Some(Some(f)) => Some(f.value(f.index().index(us, them))?),
+                Some(Some(Movement::Raw(f))) => Some(f.value(f.index().index(us, them))?),
+                Some(Some(Movement::Compact(f))) => Some(f.value(f.index().index(us, them))?),
                 _ => None,
             }
         };
         let Some(value) = value else {
             return Ok(None);
         };
-        // A compact win/draw/loss table without its DTM file gives no distance, which
-        // a mate score needs: the search goes on below such a position as if the
-        // table were absent.
         if value.is_distance_unknown() {
-            return Ok(None);
+            return self.bound(tb, pos, value, ply);
         }
         match value_score(value, ply) {
-            Some(score) => Ok(Some(score)),
+            Some(score) => Ok(Some(TbScore::Exact(score))),
             None => Err(SearchError::Distance {
                 file: file().map(|f| f.path().to_path_buf()).unwrap_or_default(),
                 dtm: value.dtm().unwrap_or_default(),
                 ply,
             }),
         }
+    }
+
+    /// The bound a value without distance gives (a draw is exact): a win is no longer
+    /// than the longest win of its sector, a loss than the longest loss.
+    fn bound(
+        &self,
+        tb: &Tablebase,
+        pos: &Position,
+        value: Value,
+        ply: usize,
+    ) -> Result<Option<TbScore>, SearchError> {
+        let longest = Tablebase::sector_id_of(pos)
+            .and_then(|s| tb.compact(pos.variant(), s))
+            .and_then(|t| t.answering())
+            .map(|f| f.header().stats)
+            .map(|s| match value.wdl() {
+                Wdl::Win => s.longest_win,
+                _ => s.longest_loss,
+            });
+        let distance = longest
+            .and_then(|d| i32::try_from(ply).ok()?.checked_add(i32::from(d)))
+            .filter(|&n| n <= MAX_DISTANCE);
+        Ok(match (value.wdl(), distance) {
+            (Wdl::Draw, _) => Some(TbScore::Exact(0)),
+            (Wdl::Win, Some(n)) => Some(TbScore::AtLeast(MATE - n)),
+            (Wdl::Loss, Some(n)) => Some(TbScore::AtMost(-(MATE - n))),
+            // No header to bound it by (never for a file that answered) or a distance
+            // beyond the mate band: no use to the search.
+            _ => None,
+        })
     }
 
     /// The exact score of the position after `m`, for the side that plays it, when the
