@@ -13,7 +13,7 @@ the board, then in hand); 'total' sums a variant's movement sectors, 'placement'
 With --by-placements, the placement sectors are summed by the number of pieces both sides still\n\
 hold in hand: 2N in hand is the empty board of the game of N pieces a side (N is read from the\n\
 sectors present), 1 the last placement (Black to move); placements made = 2N - in hand.\n\n\
-Examples:\n  morris stats\n  morris stats --json --tb /data/tb\n  morris stats --by-placements --tb /data/tb"
+Examples:\n  morris stats\n  morris stats --json --tb /data/tb\n  morris stats --by-placements --tb /data/tb\n  morris stats --by-placements --longest --tb /data/tb"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -27,6 +27,12 @@ pub struct Args {
     /// every sector.
     #[arg(long, conflicts_with = "json")]
     by_placements: bool,
+
+    /// With --by-placements: for each number of pieces in hand, a position of its
+    /// longest win and of its longest loss (read from the raw file of the sector
+    /// that holds it).
+    #[arg(long, requires = "by_placements")]
+    longest: bool,
 
     /// List the bytes of each sector's files, raw and compact (.wdl, .dtm), and their
     /// bits a position.
@@ -89,6 +95,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     if args.by_placements {
         by_placements(&rows);
+        if args.longest {
+            longest(&tb, &rows)?;
+        }
         return Ok(());
     }
     outln!("{:<10} {:>9} {COUNTS_HEAD}", "variant", "sector");
@@ -166,6 +175,92 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
             );
         }
     }
+}
+
+/// Per variant and number of pieces in hand, a position of the longest win and of the
+/// longest loss, from the raw file of the sector that holds each.
+fn longest(
+    tb: &morris_tablebase::Tablebase,
+    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+) -> anyhow::Result<()> {
+    use morris_tablebase::Wdl;
+    outln!();
+    outln!(
+        "{:<10} {:>7} {:>5} {:>6} {:>14}  position",
+        "variant",
+        "in hand",
+        "value",
+        "plies",
+        "sector"
+    );
+    for variant in morris_engine::Variant::ALL {
+        let mut layers: std::collections::BTreeMap<u8, Vec<(SectorId, SectorStats)>> =
+            Default::default();
+        for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
+            if let SectorId::Placement(p) = s {
+                layers
+                    .entry(p.us_hand + p.them_hand)
+                    .or_default()
+                    .push((*s, *st));
+            }
+        }
+        for (in_hand, sectors) in layers.iter().rev() {
+            for wdl in [Wdl::Win, Wdl::Loss] {
+                let plies = |st: &SectorStats| match wdl {
+                    Wdl::Win if st.wins > 0 => Some(st.longest_win),
+                    Wdl::Loss if st.losses > 0 => Some(st.longest_loss),
+                    _ => None,
+                };
+                let Some((sector, d)) = sectors
+                    .iter()
+                    .filter_map(|(s, st)| Some((*s, plies(st)?)))
+                    .max_by_key(|&(s, d)| (d, std::cmp::Reverse(s)))
+                else {
+                    continue;
+                };
+                let name = if wdl == Wdl::Win { "win" } else { "loss" };
+                let found = match (tb.file(variant, sector), sector) {
+                    (Some(file), SectorId::Placement(p)) => find_value(file, wdl, d)?.map(|i| {
+                        let (us, them) = file.index().position(i);
+                        morris_engine::Position::from_setup(&p.game_setup(us, them), variant)
+                            .map(|pos| pos.to_string())
+                            .unwrap_or_else(|e| format!("(entry {i}: {e})"))
+                    }),
+                    _ => Some("(no raw file to read it from)".to_string()),
+                };
+                let at = found.unwrap_or_else(|| "(not found: the header disagrees)".into());
+                outln!(
+                    "{:<10} {in_hand:>7} {name:>5} {d:>6} {:>14}  {at}",
+                    variant.name(),
+                    sector.to_string()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first entry of a raw file whose value is `wdl` in `plies`, checked as read.
+fn find_value(
+    file: &morris_tablebase::SectorFile,
+    wdl: morris_tablebase::Wdl,
+    plies: u16,
+) -> anyhow::Result<Option<u64>> {
+    use rayon::prelude::*;
+    let codes = file.entries()?;
+    const CHUNK: usize = 1 << 20;
+    Ok(codes
+        .par_chunks(CHUNK)
+        .enumerate()
+        .find_map_first(|(c, chunk)| {
+            chunk
+                .iter()
+                .position(|&b| {
+                    let v = morris_tablebase::file::decode_byte(b);
+                    v.wdl() == wdl && v.dtm() == Some(plies)
+                })
+                .map(|i| (c * CHUNK + i) as u64)
+        }))
 }
 
 /// Per sector, the bytes of its raw and compact files and their bits a position; per

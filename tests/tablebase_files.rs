@@ -898,3 +898,26 @@ fn stats_by_placements_sum_every_placement_sector() {
         assert_eq!(&empty[4..9], expected, "{variant}: {out}");
     }
 }
+
+/// `stats --by-placements --longest` shows, for each number of pieces in hand, a
+/// position of the longest win and loss, and `probe` gives that position the value
+/// and distance shown.
+#[test]
+fn stats_show_a_position_of_each_longest_placing_win() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "both"]);
+    let out = ok(dir.path(), &["stats", "--by-placements", "--longest"]);
+    let table = out.split("\n\n").nth(1).expect("a second table");
+    let mut checked = 0;
+    for line in table.lines().skip(1) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (variant, value, plies) = (words[0], words[2], words[3]);
+        let fen = words[5..].join(" ");
+        let probe = ok(dir.path(), &["probe", "--variant", variant, "--fen", &fen]);
+        let expected = format!("{value} for the side to move, DTM {plies} plies");
+        assert!(probe.contains(&expected), "{line}: {probe}");
+        checked += 1;
+    }
+    // Both games, 6 numbers of pieces in hand, a win and (where there is one) a loss.
+    assert!(checked >= 16, "{out}");
+}
