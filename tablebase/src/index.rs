@@ -28,53 +28,80 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct SetTable {
     /// For every colex rank: the number of its canonical set times 16, plus a
     /// symmetry mapping the set to its canonical set (one lookup for both).
-    canon_of_rank: Vec<u32>,
+    canon_of_rank: &'static [u32],
     /// Canonical sets in increasing order.
-    sets: Vec<u32>,
+    sets: &'static [u32],
     /// For every canonical set: the symmetries that fix it, as a 16-bit mask.
-    stabiliser: Vec<u16>,
+    stabiliser: &'static [u16],
     /// For every canonical set, and one past the last: the number of symmetric
     /// canonical sets (those with a non-trivial stabiliser) before it. A symmetric
     /// set's own number among them, which numbers its orbit tables.
     before: Vec<u32>,
+    /// For every symmetric canonical set (by its number among them): the orbits of
+    /// the opponent's sets of each size on the other points
+    /// ([`crate::sets::block_orbits`]).
+    orbits: &'static [[u32; POINT_COUNT + 1]],
+}
+
+/// The tables of [`crate::sets`] computed at build time, aligned for reading in place.
+#[repr(C, align(8))]
+struct Aligned<T: ?Sized>(T);
+
+static EMBEDDED: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/sets.bin")));
+
+/// The embedded tables of the `k`-sets, if `k` is embedded and the blob reads as
+/// this machine's numbers (little-endian, aligned; always on the platforms built for).
+fn embedded(
+    k: usize,
+) -> Option<(
+    &'static [u32],
+    &'static [u32],
+    &'static [u16],
+    &'static [[u32; POINT_COUNT + 1]],
+)> {
+    if k > crate::sets::EMBEDDED_MAX || cfg!(target_endian = "big") {
+        return None;
+    }
+    let mut rest: &'static [u8] = &EMBEDDED.0;
+    // The next array of `count` items of `size` bytes, padded to 8.
+    let mut take = |count: usize, size: usize| -> Option<&'static [u8]> {
+        let len = count.checked_mul(size)?;
+        let padded = len.div_ceil(8) * 8;
+        let (head, tail) = (rest.get(..len)?, rest.get(padded..)?);
+        rest = tail;
+        Some(head)
+    };
+    for size in 0..=k {
+        let counts: &[u64] = bytemuck::try_cast_slice(take(3, 8)?).ok()?;
+        let [ranks, sets, symmetric] = [0, 1, 2].map(|i| counts[i] as usize);
+        let tables = (
+            bytemuck::try_cast_slice(take(ranks, 4)?).ok()?,
+            bytemuck::try_cast_slice(take(sets, 4)?).ok()?,
+            bytemuck::try_cast_slice(take(sets, 2)?).ok()?,
+            bytemuck::try_cast_slice(take(symmetric, 4 * (POINT_COUNT + 1))?).ok()?,
+        );
+        if size == k {
+            return (ranks == binom(POINT_COUNT, k) as usize).then_some(tables);
+        }
+    }
+    None
 }
 
 impl SetTable {
     fn build(k: usize) -> SetTable {
-        let n = binom(POINT_COUNT, k) as usize;
-        // Orbit by orbit: the first rank of an orbit met in increasing order is its
-        // least member, so numbering orbits as they are met numbers the canonical sets
-        // in increasing order; its images are then entered at once, each with a
-        // symmetry taking it back (16 images an orbit instead of 16 a set).
-        const UNSEEN: u32 = u32::MAX;
-        let mut canon_of_rank = vec![UNSEEN; n];
-        let mut sets = Vec::new();
-        let mut stabiliser = Vec::new();
-        for r in 0..n {
-            if canon_of_rank[r] != UNSEEN {
-                continue;
-            }
-            let bits = unrank(r as u64, POINT_COUNT, k);
-            let set = Bitboard::from_bits_truncate(bits);
-            let number = (sets.len() as u32) << 4;
-            let mut fixed = 0u16;
-            // The identity comes first, so a canonical set maps to itself by it.
-            for s in Symmetry::ALL {
-                let image = s.apply(set).bits();
-                if image == bits {
-                    fixed |= 1 << s.index();
-                }
-                let slot = &mut canon_of_rank[rank(image) as usize];
-                if *slot == UNSEEN {
-                    *slot = number | s.inverse().index() as u32;
-                }
-            }
-            sets.push(bits);
-            stabiliser.push(fixed);
-        }
+        let (canon_of_rank, sets, stabiliser, orbits) = embedded(k).unwrap_or_else(|| {
+            // Sizes beyond a side's pieces: computed, and kept for the process.
+            let d = crate::sets::compute(k);
+            (
+                &*Box::leak(d.canon_of_rank.into_boxed_slice()),
+                &*Box::leak(d.sets.into_boxed_slice()),
+                &*Box::leak(d.stabiliser.into_boxed_slice()),
+                &*Box::leak(d.orbits.into_boxed_slice()),
+            )
+        });
         let mut before = Vec::with_capacity(stabiliser.len() + 1);
         before.push(0);
-        for &stab in &stabiliser {
+        for &stab in stabiliser {
             before.push(before[before.len() - 1] + u32::from(stab != 1));
         }
         SetTable {
@@ -82,10 +109,11 @@ impl SetTable {
             sets,
             stabiliser,
             before,
+            orbits,
         }
     }
 
-    /// The shared table for `k`-sets, built on first use.
+    /// The shared table for `k`-sets, read from the embedded tables on first use.
     pub fn get(k: usize) -> &'static SetTable {
         static TABLES: [OnceLock<SetTable>; POINT_COUNT + 1] =
             [const { OnceLock::new() }; POINT_COUNT + 1];
@@ -149,39 +177,6 @@ impl Symmetric {
     }
 }
 
-/// Number of orbits of `k`-subsets of the points outside `set` under the symmetries of
-/// `stabiliser`, by Burnside's lemma (see [`orbit_count`]), without listing them.
-fn block_orbits(set: u32, stabiliser: u16, k: usize) -> u64 {
-    let syms: Vec<Symmetry> = Symmetry::ALL
-        .into_iter()
-        .filter(|s| stabiliser & (1 << s.index()) != 0)
-        .collect();
-    let mut total = 0u64;
-    for s in &syms {
-        let mut seen = set;
-        // ways[j]: unions of whole cycles so far with j points.
-        let mut ways = vec![0u64; k + 1];
-        ways[0] = 1;
-        for p in morris_engine::Point::ALL {
-            if seen & (1 << p.index()) != 0 {
-                continue;
-            }
-            let mut len = 0;
-            let mut q = p;
-            while seen & (1 << q.index()) == 0 {
-                seen |= 1 << q.index();
-                q = s.apply_point(q);
-                len += 1;
-            }
-            for j in (len..=k).rev() {
-                ways[j] += ways[j - len];
-            }
-        }
-        total += ways[k];
-    }
-    total / syms.len() as u64
-}
-
 /// The index of one sector.
 #[derive(Debug)]
 pub struct SectorIndex {
@@ -191,16 +186,15 @@ pub struct SectorIndex {
     /// The size of a block whose set no symmetry but the identity fixes: every
     /// `them`-set of the free points.
     plain: u64,
+    /// For every symmetric canonical set (by its number among them), its orbit
+    /// tables, built on first use (most searches touch few blocks; generation
+    /// builds them in parallel).
+    symmetric: Vec<OnceLock<Symmetric>>,
     /// `deficit[j]`: how many positions fewer than `plain` each the first `j`
     /// symmetric blocks hold together. Block `i` starts at
     /// `i * plain - deficit[before[i]]` ([`SectorIndex::offset`]); only the
     /// symmetric blocks take memory of their own, so that a sector that a probe
     /// touches once costs little.
-    /// For every symmetric canonical set (by its [`SetTable`] slot), its orbit
-    /// tables, built on first use (most searches touch few blocks; generation
-    /// builds them in parallel). Only these: a sector touched by one probe costs
-    /// little memory.
-    symmetric: Vec<OnceLock<Symmetric>>,
     deficit: Vec<u64>,
 }
 
@@ -210,12 +204,11 @@ impl SectorIndex {
         let sets = SetTable::get(us);
         let free = POINT_COUNT - us;
         let plain = binom(free, them);
-        let mut deficit = vec![0u64];
-        for (&set, &stab) in sets.sets.iter().zip(&sets.stabiliser) {
-            if stab != 1 {
-                let lost = plain - block_orbits(set, stab, them);
-                deficit.push(deficit[deficit.len() - 1] + lost);
-            }
+        let mut deficit = Vec::with_capacity(sets.orbits.len() + 1);
+        deficit.push(0u64);
+        for orbits in sets.orbits {
+            let lost = plain - u64::from(orbits[them]);
+            deficit.push(deficit[deficit.len() - 1] + lost);
         }
         let symmetric = (1..deficit.len()).map(|_| OnceLock::new()).collect();
         SectorIndex {
@@ -568,6 +561,25 @@ fn burnside(us: usize, them: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables embedded at build time are those computed now, for every size a
+    /// side can have; the blob is what the build script wrote.
+    #[test]
+    fn the_embedded_set_tables_are_the_computed_ones() {
+        assert_eq!(&EMBEDDED.0, crate::sets::blob().as_slice());
+        for k in 0..=crate::sets::EMBEDDED_MAX {
+            let d = crate::sets::compute(k);
+            let (canon, sets, stab, orbits) = embedded(k).expect("embedded");
+            assert_eq!(canon, d.canon_of_rank.as_slice(), "{k}");
+            assert_eq!(sets, d.sets.as_slice(), "{k}");
+            assert_eq!(stab, d.stabiliser.as_slice(), "{k}");
+            assert_eq!(orbits, d.orbits.as_slice(), "{k}");
+        }
+        assert!(embedded(crate::sets::EMBEDDED_MAX + 1).is_none());
+        // Beyond: computed, and consistent with the orbit count.
+        let big = SectorIndex::get(10, 4);
+        assert_eq!(big.size(), orbit_count(10, 4));
+    }
     use std::collections::HashSet;
 
     fn canonical(us: u32, them: u32) -> (u32, u32) {

@@ -35,6 +35,7 @@ pub mod index;
 mod mmap;
 pub mod placement;
 pub mod sector;
+mod sets;
 pub mod tablebase;
 pub mod verify;
 
