@@ -49,16 +49,18 @@ struct Aligned<T: ?Sized>(T);
 
 static EMBEDDED: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/sets.bin")));
 
-/// The embedded tables of the `k`-sets, if `k` is embedded and the blob reads as
-/// this machine's numbers (little-endian, aligned; always on the platforms built for).
-fn embedded(
-    k: usize,
-) -> Option<(
+/// The arrays of a [`SetTable`] but its counts of symmetric sets: ranks to canonical
+/// sets, canonical sets, stabilisers, orbit counts of the symmetric sets.
+type Tables = (
     &'static [u32],
     &'static [u32],
     &'static [u16],
     &'static [[u32; POINT_COUNT + 1]],
-)> {
+);
+
+/// The embedded tables of the `k`-sets, if `k` is embedded and the blob reads as
+/// this machine's numbers (little-endian, aligned; always on the platforms built for).
+fn embedded(k: usize) -> Option<Tables> {
     if k > crate::sets::EMBEDDED_MAX || cfg!(target_endian = "big") {
         return None;
     }

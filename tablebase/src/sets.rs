@@ -118,7 +118,7 @@ pub fn block_orbits(set: u32, stabiliser: u16) -> [u32; POINT_COUNT + 1] {
 #[allow(dead_code)] // used by the build script (and the tests)
 fn put(out: &mut Vec<u8>, bytes: impl IntoIterator<Item = u8>) {
     out.extend(bytes);
-    while out.len() % 8 != 0 {
+    while !out.len().is_multiple_of(8) {
         out.push(0);
     }
 }
