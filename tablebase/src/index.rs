@@ -14,8 +14,10 @@
 //! is `offset[S] + sub-index`, so the index is a bijection between `0..size` and the
 //! orbits of the sector's positions: `size` is the number of positions up to symmetry.
 //!
-//! The tables are built once per sector, deterministically, and never written to disk:
-//! a file stores values in index order, and the index is a pure function of the sector.
+//! The index is a pure function of the sector, never written to a table file: a file
+//! stores values in index order. The tables of canonical sets of every size a side can
+//! have are computed at build time and embedded in the binary ([`crate::sets`]); the
+//! rest (block offsets, the orbit tables of symmetric blocks) is built on first use.
 
 use crate::combin::{binom, expand, rank, rank_within, unrank};
 use morris_engine::{Bitboard, Symmetry, POINT_COUNT};
