@@ -362,19 +362,24 @@ impl<'a> Solver<'a> {
         best: &mut Best,
         reads: &mut Reads,
     ) -> Result<(), PlacementError> {
+        // The opponent's hand is empty (our last placement ends the placing phase).
+        let last = self.sector.them_hand == 0;
         let quiet = match movers.quiet {
-            Some(q) if self.sector.them_hand > 0 && q.is_canonical() => q,
+            Some(q) if q.is_canonical() && (!last || (them.count() >= 3 && us.count() >= 2)) => q,
             _ => {
                 let pos = self.position(us, them)?;
                 return self.solve_generic(&pos, movers, best, reads);
             }
         };
-        // The fast way, for the sectors whose opponent still holds a piece: neither
-        // this position nor one after a placement that captures nothing can be over
-        // (everyone can place, and a side reduced to two by such a placement would
-        // have left no target), so those placements need no engine position: their
-        // successors are `(them, us + p)`, indexed in `them`'s block by the colex rank
-        // of `us + p` among the points outside `them`, computed for every `p` at once.
+        // The fast way. Neither this position nor one after a placement that captures
+        // nothing can be over: while the opponent holds a piece everyone can place,
+        // and a side reduced to two by such a placement would have left no target;
+        // after our last placement both sides keep three or more (checked above), and a
+        // successor whose side to move is blocked is a movement position like any
+        // other, its loss read from its table. So those placements need no engine
+        // position: their successors are `(them, us + p)`, indexed in `them`'s block
+        // by the colex rank of `us + p` among the points outside `them`, computed for
+        // every `p` at once.
         let empty = Bitboard::FULL & !(us | them);
         // The points where a piece of ours closes a mill: the third of each line of
         // which we hold two.
@@ -390,9 +395,12 @@ impl<'a> Solver<'a> {
             // The placements that close a mill, each with every capture the rules
             // allow (a piece outside the opponent's mills, any when all stand in
             // mills): `them` less the piece taken moves next, in the capture target.
-            // None ends the game: the opponent still holds a piece, and we have at
-            // least three after closing a mill.
-            if !closing.is_empty() {
+            // While the opponent holds a piece none ends the game (we have at least
+            // three after closing a mill); after our last placement, a capture that
+            // leaves the opponent two pieces wins at once.
+            if !closing.is_empty() && last && them.count() <= 3 {
+                best.add(Value::loss(0));
+            } else if !closing.is_empty() {
                 let free = them & !in_mills(them);
                 let capturable = if free.is_empty() { them } else { free };
                 let target = self.target(1)?;
