@@ -522,18 +522,33 @@ impl Position {
     /// An illegal move gives a position that may not follow the rules.
     #[inline]
     pub fn play_unchecked(&self, m: Move) -> Position {
-        let mut next = *self;
-        let us = self.side as usize;
+        // Fields computed apart and put together at the end, with no indexing by the
+        // side to move: a copy changed in place by variable index made the next
+        // reads of the position wait on partial stores (a fifth of a placement
+        // verification's time went there).
+        let white = matches!(self.side, Color::White);
+        let [w, b] = self.pieces;
+        let (mut own, mut opp) = if white { (w, b) } else { (b, w) };
+        let [hw, hb] = self.hand;
+        let (mut own_hand, opp_hand) = if white { (hw, hb) } else { (hb, hw) };
         match m.from() {
-            None => next.hand[us] -= 1,
-            Some(from) => next.pieces[us] ^= from.bit(),
+            None => own_hand -= 1,
+            Some(from) => own = Bitboard(own.0 ^ from.bit().0),
         }
-        next.pieces[us] |= m.to().bit();
+        own = Bitboard(own.0 | m.to().bit().0);
         if let Some(c) = m.capture() {
-            next.pieces[us ^ 1] &= !c.bit();
+            opp = Bitboard(opp.0 & !c.bit().0);
         }
-        next.side = self.side.opponent();
-        next
+        Position {
+            pieces: if white { [own, opp] } else { [opp, own] },
+            hand: if white {
+                [own_hand, opp_hand]
+            } else {
+                [opp_hand, own_hand]
+            },
+            side: self.side.opponent(),
+            variant: self.variant,
+        }
     }
 
     /// The full state packed injectively into 57 bits: White's points, Black's points,
