@@ -211,10 +211,11 @@ fn longest(
                     Wdl::Loss if st.losses > 0 => Some(st.longest_loss),
                     _ => None,
                 };
+                // The longest; among equals, one with a raw file to read it from.
                 let Some((sector, d)) = sectors
                     .iter()
                     .filter_map(|(s, st)| Some((*s, plies(st)?)))
-                    .max_by_key(|&(s, d)| (d, std::cmp::Reverse(s)))
+                    .max_by_key(|&(s, d)| (d, tb.file(variant, s).is_some(), std::cmp::Reverse(s)))
                 else {
                     continue;
                 };

@@ -375,6 +375,19 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
             assert_eq!(got.dtm, None, "{pos}");
             // Read at the root, not searched.
             assert!(r.stats.nodes <= 1, "{variant} {sector} {i}: {pos}");
+            if want == morris_tablebase::Wdl::Win {
+                // With a move that keeps the win, by the raw tables.
+                let m = r.best.expect("a winning move");
+                let next = pos.play_unchecked(m);
+                let lost = match next.end() {
+                    Some(end) => end.outcome != morris_engine::Outcome::Win(next.side_to_move()),
+                    None => raw_tb
+                        .probe(&next)
+                        .expect("good")
+                        .is_some_and(|v| v.wdl() == morris_tablebase::Wdl::Loss),
+                };
+                assert!(lost, "{variant} {sector} {i}: {pos} {m}");
+            }
             assert_eq!(r.provenance, Provenance::Tablebase, "{pos}");
             searched += 1;
         }

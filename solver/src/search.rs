@@ -222,6 +222,23 @@ impl<'a> Searcher<'a> {
                 let verdict = Verdict { wdl, dtm: None };
                 let mut r = done(score, Some(verdict), Provenance::Tablebase);
                 r.stats.nodes = 1;
+                // A move that keeps the win: one to a lost position (any move keeps a
+                // loss).
+                for &m in pos.legal_moves().iter() {
+                    let next = pos.play_unchecked(m);
+                    let lost = match end_score(&next, 1) {
+                        Some(s) => s < 0,
+                        None => matches!(
+                            self.tb.probe(&next, 1)?,
+                            Some(TbScore::AtMost(_)) | Some(TbScore::Exact(i32::MIN..=-1))
+                        ),
+                    };
+                    if wdl == Wdl::Loss || lost {
+                        r.best = Some(m);
+                        r.pv = vec![m];
+                        break;
+                    }
+                }
                 return Ok(r);
             }
         }

@@ -814,6 +814,11 @@ impl CompactFile {
                 expected: codes.len() as u64,
             }));
         }
+        // The counts and longest distances too: a `.wdl` file's longest win and loss
+        // bound the scores a search gives its values, and nothing else checks them.
+        if self.header.stats != raw.header().stats {
+            return Err(self.error(Problem::Counts));
+        }
         self.for_each_block(|first, block| {
             let start = usize::try_from(first).unwrap_or(usize::MAX);
             let theirs = &codes[start..start + block.len()];
