@@ -444,7 +444,7 @@ pub fn overhead(kind: Kind, entries: u64) -> u64 {
 }
 
 /// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
-/// tablebase; the least recently used block of a shard goes first.
+/// tablebase; a full shard drops blocks by the clock (second-chance) rule.
 #[derive(Debug)]
 pub struct BlockCache {
     shards: Box<[Mutex<Shard>]>,
@@ -455,13 +455,16 @@ pub struct BlockCache {
 /// A block in the cache: its file's id and its number.
 type BlockKey = (u64, u64);
 
-/// A cached block and the shard's clock when it was last used.
-type Cached = (Arc<[u8]>, u64);
+/// A cached block and whether it was used since the clock hand last passed it.
+type Cached = (Arc<[u8]>, bool);
 
+/// One shard: its blocks, and their keys in a ring that the clock hand walks to
+/// find a block to drop (second chance: a block used since the hand last passed it
+/// is kept once more), so that inserting into a full shard costs O(1) on average.
 #[derive(Debug, Default)]
 struct Shard {
     blocks: HashMap<BlockKey, Cached>,
-    clock: u64,
+    ring: std::collections::VecDeque<BlockKey>,
     bytes: usize,
 }
 
@@ -503,34 +506,38 @@ impl BlockCache {
 
     fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
         let mut shard = self.shard(key);
-        shard.clock += 1;
-        let now = shard.clock;
         shard.blocks.get_mut(&key).map(|(block, used)| {
-            *used = now;
+            *used = true;
             Arc::clone(block)
         })
     }
 
     fn insert(&self, key: BlockKey, block: Arc<[u8]>) {
         let mut shard = self.shard(key);
+        // Each turn drops a block or takes a second chance away: at most two turns
+        // a block.
         while shard.bytes + block.len() > self.per_shard {
-            let Some(old) = shard
-                .blocks
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| *k)
-            else {
+            let Some(old) = shard.ring.pop_front() else {
                 break;
             };
-            if let Some((gone, _)) = shard.blocks.remove(&old) {
-                shard.bytes -= gone.len();
+            match shard.blocks.get_mut(&old) {
+                Some((_, used)) if *used => {
+                    *used = false;
+                    shard.ring.push_back(old);
+                }
+                Some(_) => {
+                    if let Some((gone, _)) = shard.blocks.remove(&old) {
+                        shard.bytes -= gone.len();
+                    }
+                }
+                None => {}
             }
         }
-        shard.clock += 1;
-        let now = shard.clock;
         shard.bytes += block.len();
-        if let Some((old, _)) = shard.blocks.insert(key, (block, now)) {
-            shard.bytes -= old.len();
+        match shard.blocks.insert(key, (block, false)) {
+            // Loaded by two threads at once: the ring holds it already.
+            Some((old, _)) => shard.bytes -= old.len(),
+            None => shard.ring.push_back(key),
         }
     }
 }
@@ -1072,5 +1079,22 @@ mod tests {
             .sum();
         assert!(held <= SHARDS * 2, "{held}");
         assert!(cache.get((1, 999)).is_some(), "the newest stays");
+    }
+
+    /// A block used between insertions keeps its place while the others come and go.
+    #[test]
+    fn a_block_in_use_stays_in_the_cache() {
+        let cache = BlockCache::new(SHARDS * 3000);
+        cache.insert((7, 0), Arc::from(vec![1u8; 1000]));
+        for b in 1..5000 {
+            cache.insert((7, b), Arc::from(vec![0u8; 1000]));
+            assert!(cache.get((7, 0)).is_some(), "dropped after {b} insertions");
+        }
+        let bytes: usize = cache
+            .shards
+            .iter()
+            .map(|s| s.lock().expect("not poisoned").bytes)
+            .sum();
+        assert!(bytes <= SHARDS * 3000, "{bytes}");
     }
 }
