@@ -532,18 +532,7 @@ fn burnside(us: usize, them: usize) -> u64 {
         // updated in place from the largest counts down (each cycle is used once).
         let mut ways = [[0u64; POINT_COUNT + 1]; POINT_COUNT + 1];
         ways[0][0] = 1;
-        let mut seen = 0u32;
-        for p in morris_engine::Point::ALL {
-            let mut len = 0;
-            let mut q = p;
-            while seen & (1 << q.index()) == 0 {
-                seen |= 1 << q.index();
-                q = s.apply_point(q);
-                len += 1;
-            }
-            if len == 0 {
-                continue;
-            }
+        for len in crate::sets::cycle_lengths(s, 0) {
             for a in (0..=us).rev() {
                 for b in (0..=them).rev() {
                     let mut add = 0;

@@ -87,21 +87,10 @@ pub fn block_orbits(set: u32, stabiliser: u16) -> [u32; POINT_COUNT + 1] {
             continue;
         }
         group += 1;
-        let mut seen = set;
         // ways[j]: unions of whole cycles so far with j points.
         let mut ways = [0u64; POINT_COUNT + 1];
         ways[0] = 1;
-        for p in Point::ALL {
-            if seen & (1 << p.index()) != 0 {
-                continue;
-            }
-            let mut len = 0;
-            let mut q = p;
-            while seen & (1 << q.index()) == 0 {
-                seen |= 1 << q.index();
-                q = s.apply_point(q);
-                len += 1;
-            }
+        for len in cycle_lengths(s, set) {
             for j in (len..=POINT_COUNT).rev() {
                 ways[j] += ways[j - len];
             }
@@ -112,6 +101,22 @@ pub fn block_orbits(set: u32, stabiliser: u16) -> [u32; POINT_COUNT + 1] {
     }
     // At most C(24, 12) orbits: they fit.
     total.map(|t| (t / group.max(1)) as u32)
+}
+
+/// The lengths of the cycles of symmetry `s` on the points outside `set` (which `s`
+/// must map onto itself).
+pub fn cycle_lengths(s: Symmetry, set: u32) -> impl Iterator<Item = usize> {
+    let mut seen = set;
+    Point::ALL.into_iter().filter_map(move |p| {
+        let mut len = 0;
+        let mut q = p;
+        while seen & (1 << q.index()) == 0 {
+            seen |= 1 << q.index();
+            q = s.apply_point(q);
+            len += 1;
+        }
+        (len > 0).then_some(len)
+    })
 }
 
 /// Append `bytes` and pad to a multiple of 8.
