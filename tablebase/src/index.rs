@@ -51,7 +51,7 @@ struct Aligned<T: ?Sized>(T);
 
 static EMBEDDED: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/sets.bin")));
 
-/// The arrays of a [`SetTable`] but its counts of symmetric sets: ranks to canonical
+/// The arrays of a [`SetTable`] other than `before`: ranks to canonical
 /// sets, canonical sets, stabilisers, orbit counts of the symmetric sets.
 type Tables = (
     &'static [u32],
