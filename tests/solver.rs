@@ -332,6 +332,14 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
     let mut longest = 0;
     for pos in cases {
         let stored = tb.probe(&pos).expect("intact tables").unwrap();
+        // Without the line (as `analyze` asks for each move): the same value, no line.
+        let bare = Limits {
+            no_line: true,
+            ..Limits::default()
+        };
+        let r = searcher.search(&pos, bare, &[]).unwrap();
+        assert_eq!(r.value, Some(Verdict::from(stored)), "{pos}: {r:?}");
+        assert!(r.pv.is_empty() && r.best.is_none(), "{pos}: {r:?}");
         let r = searcher.search(&pos, Limits::default(), &[]).unwrap();
         assert_eq!(r.provenance, Provenance::Tablebase, "{pos}: {r:?}");
         assert_eq!(r.value, Some(Verdict::from(stored)), "{pos}: {r:?}");
