@@ -342,6 +342,23 @@ fn only(kind: Kind) -> tempfile::TempDir {
     dir
 }
 
+/// About `per_sector` positions of every sector of the raw set whose game is not
+/// over: a label, the position, its stored value.
+fn sample(raw: &Path, per_sector: usize) -> Vec<(String, Position, Value)> {
+    let mut out = Vec::new();
+    for (variant, sector, file) in raw_files(raw) {
+        let values = file.values().expect("intact");
+        let step = (values.len() / per_sector).max(1);
+        for i in (0..values.len()).step_by(step) {
+            let pos = position(variant, sector, file.index(), i as u64);
+            if pos.end().is_none() {
+                out.push((format!("{variant} {sector} {i}"), pos, Value(values[i])));
+            }
+        }
+    }
+    out
+}
+
 /// A search for the value alone takes a position's win, draw or loss from a `.wdl`
 /// file without distances (a win scores at least as the longest win of its sector):
 /// sampled positions of every sector of both games, and the empty boards of four
@@ -358,41 +375,32 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
         depth: Some(8),
         ..Limits::default()
     };
-    let mut searched = 0;
-    for (variant, sector, file) in raw_files(raw) {
-        let values = file.values().expect("intact");
-        let step = (values.len() / 7).max(1);
-        for i in (0..values.len()).step_by(step) {
-            let pos = position(variant, sector, file.index(), i as u64);
-            if pos.end().is_some() {
-                continue;
-            }
-            let want = Value(values[i]).wdl();
-            let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
-            let r = searcher.search(&pos, limits, &[]).expect("searched");
-            let got = r.value.expect("proven");
-            assert_eq!(got.wdl, want, "{variant} {sector} {i}: {pos}");
-            assert_eq!(got.dtm, None, "{pos}");
-            // Read at the root, not searched.
-            assert!(r.stats.nodes <= 1, "{variant} {sector} {i}: {pos}");
-            if want == morris_tablebase::Wdl::Win {
-                // With a move that keeps the win, by the raw tables.
-                let m = r.best.expect("a winning move");
-                let next = pos.play_unchecked(m);
-                let lost = match next.end() {
-                    Some(end) => end.outcome != morris_engine::Outcome::Win(next.side_to_move()),
-                    None => raw_tb
-                        .probe(&next)
-                        .expect("good")
-                        .is_some_and(|v| v.wdl() == morris_tablebase::Wdl::Loss),
-                };
-                assert!(lost, "{variant} {sector} {i}: {pos} {m}");
-            }
-            assert_eq!(r.provenance, Provenance::Tablebase, "{pos}");
-            searched += 1;
+    let cases = sample(raw, 7);
+    assert!(cases.len() > 300, "{}", cases.len());
+    for (at, pos, stored) in cases {
+        let want = stored.wdl();
+        let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
+        let r = searcher.search(&pos, limits, &[]).expect("searched");
+        let got = r.value.expect("proven");
+        assert_eq!(got.wdl, want, "{at}: {pos}");
+        assert_eq!(got.dtm, None, "{pos}");
+        // Read at the root, not searched.
+        assert!(r.stats.nodes <= 1, "{at}: {pos}");
+        if want == morris_tablebase::Wdl::Win {
+            // With a move that keeps the win, by the raw tables.
+            let m = r.best.expect("a winning move");
+            let next = pos.play_unchecked(m);
+            let lost = match next.end() {
+                Some(end) => end.outcome != morris_engine::Outcome::Win(next.side_to_move()),
+                None => raw_tb
+                    .probe(&next)
+                    .expect("good")
+                    .is_some_and(|v| v.wdl() == morris_tablebase::Wdl::Loss),
+            };
+            assert!(lost, "{at}: {pos} {m}");
         }
+        assert_eq!(r.provenance, Provenance::Tablebase, "{pos}");
     }
-    assert!(searched > 300, "{searched}");
     for variant in [Variant::Standard, Variant::NoFlying] {
         let pos = morris_engine::notation::parse_position(
             ".../.../.../....../.../.../... w 4 4",
@@ -416,27 +424,18 @@ fn a_search_reads_compact_dtm_files() {
     let (raw, _) = sets();
     let dir = only(Kind::Dtm);
     let tb = Tablebase::open(dir.path()).expect("opens");
-    let mut searched = 0;
-    for (variant, sector, file) in raw_files(raw) {
-        let values = file.values().expect("intact");
-        let step = (values.len() / 5).max(1);
-        for i in (0..values.len()).step_by(step) {
-            let pos = position(variant, sector, file.index(), i as u64);
-            if pos.end().is_some() {
-                continue;
-            }
-            let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
-            let r = searcher
-                .search(&pos, Limits::default(), &[])
-                .expect("searched");
-            let want = morris_solver::Verdict::from(Value(values[i]));
-            assert_eq!(r.value, Some(want), "{variant} {sector} {i}: {pos}");
-            assert_eq!(
-                r.stats.nodes, 0,
-                "{variant} {sector} {i}: read, not searched"
-            );
-            searched += 1;
-        }
+    let cases = sample(raw, 5);
+    assert!(cases.len() > 300, "{}", cases.len());
+    for (at, pos, stored) in cases {
+        let mut searcher = Searcher::new(Some(&tb), 1).expect("a table");
+        let r = searcher
+            .search(&pos, Limits::default(), &[])
+            .expect("searched");
+        assert_eq!(
+            r.value,
+            Some(morris_solver::Verdict::from(stored)),
+            "{at}: {pos}"
+        );
+        assert_eq!(r.stats.nodes, 0, "{at}: read, not searched");
     }
-    assert!(searched > 300, "{searched}");
 }

@@ -202,7 +202,8 @@ impl<'a> Searcher<'a> {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
             return Ok(done(score, Some(verdict), Provenance::Terminal));
         }
-        if let Some(score) = self.tb.score(pos, 0)? {
+        let root = self.tb.probe(pos, 0)?;
+        if let Some(TbScore::Exact(score)) = root {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
             let mut r = done(score, Some(verdict), Provenance::Tablebase);
             if !limits.no_line {
@@ -213,7 +214,7 @@ impl<'a> Searcher<'a> {
         }
         // A win/draw/loss file without distances answers a search for the value alone.
         if limits.value_only {
-            let wdl = match self.tb.probe(pos, 0)? {
+            let wdl = match root {
                 Some(TbScore::AtLeast(bound)) => Some((Wdl::Win, bound)),
                 Some(TbScore::AtMost(bound)) => Some((Wdl::Loss, bound)),
                 _ => None,
@@ -226,13 +227,12 @@ impl<'a> Searcher<'a> {
                 // loss).
                 for &m in pos.legal_moves().iter() {
                     let next = pos.play_unchecked(m);
-                    let lost = match end_score(&next, 1) {
-                        Some(s) => s < 0,
-                        None => matches!(
-                            self.tb.probe(&next, 1)?,
-                            Some(TbScore::AtMost(_)) | Some(TbScore::Exact(i32::MIN..=-1))
-                        ),
+                    let score = match end_score(&next, 1) {
+                        Some(s) => Some(s),
+                        // Known to be below zero, or nothing.
+                        None => self.tb.probe(&next, 1)?.and_then(|t| t.within(-1, INF)),
                     };
+                    let lost = score.is_some_and(|s| s < 0);
                     if wdl == Wdl::Loss || lost {
                         r.best = Some(m);
                         r.pv = vec![m];
@@ -536,23 +536,17 @@ impl Worker<'_> {
         if ply > 0 && self.path.contains(&key) {
             return (0, true);
         }
+        // A value without its distance cuts like a table entry's bound when it can
+        // (always, in a search for the value alone); otherwise the search goes on
+        // below it as if the table were absent.
         match self.tb.probe(pos, ply) {
-            Ok(Some(TbScore::Exact(score))) => {
-                self.stats.tb_hits += 1;
-                return (score, false);
+            Ok(Some(t)) => {
+                if let Some(score) = t.within(alpha, beta) {
+                    self.stats.tb_hits += 1;
+                    return (score, false);
+                }
             }
-            // A value without its distance cuts like a table entry's bound when it
-            // can (always, in a search for the value alone); otherwise the search
-            // goes on below it as if the table were absent.
-            Ok(Some(TbScore::AtLeast(score))) if score >= beta => {
-                self.stats.tb_hits += 1;
-                return (score, false);
-            }
-            Ok(Some(TbScore::AtMost(score))) if score <= alpha => {
-                self.stats.tb_hits += 1;
-                return (score, false);
-            }
-            Ok(_) => {}
+            Ok(None) => {}
             Err(e) => return self.fail(e),
         }
         if depth <= 0 {

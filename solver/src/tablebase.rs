@@ -37,6 +37,39 @@ pub(crate) enum TbScore {
     AtMost(i32),
 }
 
+impl TbScore {
+    /// The score, if it decides a node searched with the window `(alpha, beta)`: an
+    /// exact one always, a bound when it falls outside the window on its side.
+    pub(crate) fn within(self, alpha: i32, beta: i32) -> Option<i32> {
+        match self {
+            TbScore::Exact(s) => Some(s),
+            TbScore::AtLeast(s) if s >= beta => Some(s),
+            TbScore::AtMost(s) if s <= alpha => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The bound a value without distance from compact file `file` gives (a draw is
+/// exact): a win is no longer than the longest win of its sector, a loss than the
+/// longest loss; `None` for a distance beyond the mate band.
+fn bound(file: &CompactFile, value: Value, ply: usize) -> Option<TbScore> {
+    let stats = file.header().stats;
+    let longest = match value.wdl() {
+        Wdl::Draw => return Some(TbScore::Exact(0)),
+        Wdl::Win => stats.longest_win,
+        Wdl::Loss => stats.longest_loss,
+    };
+    let n = i32::try_from(ply)
+        .ok()?
+        .checked_add(i32::from(longest))
+        .filter(|&n| n <= MAX_DISTANCE)?;
+    Some(match value.wdl() {
+        Wdl::Win => TbScore::AtLeast(MATE - n),
+        _ => TbScore::AtMost(-(MATE - n)),
+    })
+}
+
 /// The tablebases a searcher may consult, if any, with the movement files looked up
 /// once: the search probes a table at every node where a line leaves the placing
 /// phase (half of the nodes of an opening proof) and at every placing node that a
@@ -112,6 +145,9 @@ impl<'a> Tablebases<'a> {
         };
         let variant = variant_index(pos.variant());
         let file = || Tablebase::sector_of(pos).and_then(|s| tb.file(pos.variant(), s));
+        // The compact file that answered a movement position, if one did: a value
+        // without distance is bounded by its header.
+        let mut compact = None;
         let value = if pos.pieces_in_hand() {
             if !self.placement[variant] {
                 return Ok(None);
@@ -126,7 +162,10 @@ impl<'a> Tablebases<'a> {
                 .and_then(|row| row.get(them.count() as usize))
             {
                 Some(Some(Movement::Raw(f))) => Some(f.value(f.index().index(us, them))?),
-                Some(Some(Movement::Compact(f))) => Some(f.value(f.index().index(us, them))?),
+                Some(Some(Movement::Compact(f))) => {
+                    compact = Some(*f);
+                    Some(f.value(f.index().index(us, them))?)
+                }
                 _ => None,
             }
         };
@@ -134,7 +173,12 @@ impl<'a> Tablebases<'a> {
             return Ok(None);
         };
         if value.is_distance_unknown() {
-            return self.bound(tb, pos, value, ply);
+            // The file is known for movement positions; a placement one is looked up.
+            let answering = compact.or_else(|| {
+                let sector = Tablebase::sector_id_of(pos)?;
+                tb.compact(pos.variant(), sector)?.answering()
+            });
+            return Ok(answering.and_then(|f| bound(f, value, ply)));
         }
         match value_score(value, ply) {
             Some(score) => Ok(Some(TbScore::Exact(score))),
@@ -144,36 +188,6 @@ impl<'a> Tablebases<'a> {
                 ply,
             }),
         }
-    }
-
-    /// The bound a value without distance gives (a draw is exact): a win is no longer
-    /// than the longest win of its sector, a loss than the longest loss.
-    fn bound(
-        &self,
-        tb: &Tablebase,
-        pos: &Position,
-        value: Value,
-        ply: usize,
-    ) -> Result<Option<TbScore>, SearchError> {
-        let longest = Tablebase::sector_id_of(pos)
-            .and_then(|s| tb.compact(pos.variant(), s))
-            .and_then(|t| t.answering())
-            .map(|f| f.header().stats)
-            .map(|s| match value.wdl() {
-                Wdl::Win => s.longest_win,
-                _ => s.longest_loss,
-            });
-        let distance = longest
-            .and_then(|d| i32::try_from(ply).ok()?.checked_add(i32::from(d)))
-            .filter(|&n| n <= MAX_DISTANCE);
-        Ok(match (value.wdl(), distance) {
-            (Wdl::Draw, _) => Some(TbScore::Exact(0)),
-            (Wdl::Win, Some(n)) => Some(TbScore::AtLeast(MATE - n)),
-            (Wdl::Loss, Some(n)) => Some(TbScore::AtMost(-(MATE - n))),
-            // No header to bound it by (never for a file that answered) or a distance
-            // beyond the mate band: no use to the search.
-            _ => None,
-        })
     }
 
     /// The exact score of the position after `m`, for the side that plays it, when the

@@ -496,17 +496,10 @@ impl<'a> Solver<'a> {
         reads: &Reads,
         values: &mut Vec<u16>,
     ) -> Result<(), PlacementError> {
-        let targets = [self.targets[0].as_ref(), self.targets[1].as_ref()];
         let mut start = 0;
         for (best, &end) in bests.iter_mut().zip(ends) {
             for &r in &reads.0[start..end] {
-                let target = targets[(r & 1) as usize].ok_or_else(|| {
-                    PlacementError::Inconsistent(format!(
-                        "a placement from sector {} reached a position of no sector",
-                        self.sector
-                    ))
-                })?;
-                best.add(read(target, (r >> 1) as usize)?);
+                best.add(read(self.target((r & 1) as usize)?, (r >> 1) as usize)?);
             }
             start = end;
             values.push(match best.over {
