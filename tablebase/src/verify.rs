@@ -388,15 +388,14 @@ pub fn verify_placement<'a>(
                             seen.len()
                         ))
                     })?;
-                if seen[k].get().is_none() {
-                    let v = values(id).ok_or(VerifyError::MissingSector(id))?;
-                    let (us, them) = id.board();
-                    let ix = SectorIndex::get(usize::from(us), usize::from(them));
-                    // The cell is empty: this sets it.
-                    let _ = seen[k].set((id, v, ix));
-                }
-                let Some((_, v, ix)) = seen[k].get() else {
-                    return Err(VerifyError::Inconsistent("a cell just set is empty".into()));
+                let (_, v, ix) = match seen[k].get() {
+                    Some(entry) => entry,
+                    None => {
+                        let v = values(id).ok_or(VerifyError::MissingSector(id))?;
+                        let (us, them) = id.board();
+                        let ix = SectorIndex::get(usize::from(us), usize::from(them));
+                        seen[k].get_or_init(|| (id, v, ix))
+                    }
                 };
                 let mover = match movers.iter().find(|(s, u, _)| *s == k && *u == next.us()) {
                     Some(&(_, _, m)) => m,
