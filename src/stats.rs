@@ -2,7 +2,7 @@
 
 use crate::tb::TbDir;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::SectorStats;
+use morris_tablebase::{PlacementSector, SectorStats};
 
 /// Per-sector counts of wins, draws and losses, and the longest distances.
 #[derive(clap::Args)]
@@ -155,26 +155,43 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
         "sectors"
     );
     for variant in morris_engine::Variant::ALL {
-        let mut sums: std::collections::BTreeMap<u8, (u32, SectorStats)> = Default::default();
+        let layers = layers(rows, variant);
         // Pieces a side of the game, from its largest sectors.
-        let mut pieces = 0;
-        for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
-            if let SectorId::Placement(p) = s {
-                let sum = sums.entry(p.us_hand + p.them_hand).or_default();
-                sum.0 += 1;
-                sum.1.merge(st);
-                pieces = pieces.max(p.us + p.us_hand).max(p.them + p.them_hand);
-            }
-        }
-        for (in_hand, (sectors, st)) in sums.iter().rev() {
+        let pieces = layers
+            .values()
+            .flatten()
+            .map(|(p, _)| (p.us + p.us_hand).max(p.them + p.them_hand))
+            .max()
+            .unwrap_or(0);
+        for (in_hand, sectors) in layers.iter().rev() {
+            let mut sum = SectorStats::default();
+            sectors.iter().for_each(|(_, st)| sum.merge(st));
             outln!(
-                "{:<10} {in_hand:>7} {:>7} {sectors:>8} {}",
+                "{:<10} {in_hand:>7} {:>7} {:>8} {}",
                 variant.name(),
                 (2 * pieces).saturating_sub(*in_hand),
-                counts(st)
+                sectors.len(),
+                counts(&sum)
             );
         }
     }
+}
+
+/// A variant's placement sectors by the pieces both sides hold in hand.
+fn layers(
+    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+    variant: morris_engine::Variant,
+) -> std::collections::BTreeMap<u8, Vec<(PlacementSector, SectorStats)>> {
+    let mut layers: std::collections::BTreeMap<u8, Vec<_>> = Default::default();
+    for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
+        if let SectorId::Placement(p) = s {
+            layers
+                .entry(p.us_hand + p.them_hand)
+                .or_default()
+                .push((*p, *st));
+        }
+    }
+    layers
 }
 
 /// Per variant and number of pieces in hand, a position of the longest win and of the
@@ -194,17 +211,7 @@ fn longest(
         "sector"
     );
     for variant in morris_engine::Variant::ALL {
-        let mut layers: std::collections::BTreeMap<u8, Vec<(SectorId, SectorStats)>> =
-            Default::default();
-        for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
-            if let SectorId::Placement(p) = s {
-                layers
-                    .entry(p.us_hand + p.them_hand)
-                    .or_default()
-                    .push((*s, *st));
-            }
-        }
-        for (in_hand, sectors) in layers.iter().rev() {
+        for (in_hand, sectors) in layers(rows, variant).iter().rev() {
             for wdl in [Wdl::Win, Wdl::Loss] {
                 let plies = |st: &SectorStats| match wdl {
                     Wdl::Win if st.wins > 0 => Some(st.longest_win),
@@ -212,28 +219,28 @@ fn longest(
                     _ => None,
                 };
                 // The longest; among equals, one with a raw file to read it from.
-                let Some((sector, d)) = sectors
+                let Some((p, d)) = sectors
                     .iter()
-                    .filter_map(|(s, st)| Some((*s, plies(st)?)))
-                    .max_by_key(|&(s, d)| (d, tb.file(variant, s).is_some(), std::cmp::Reverse(s)))
+                    .filter_map(|(p, st)| Some((*p, plies(st)?)))
+                    .max_by_key(|&(p, d)| (d, tb.file(variant, p).is_some(), std::cmp::Reverse(p)))
                 else {
                     continue;
                 };
                 let name = if wdl == Wdl::Win { "win" } else { "loss" };
-                let found = match (tb.file(variant, sector), sector) {
-                    (Some(file), SectorId::Placement(p)) => find_value(file, wdl, d)?.map(|i| {
+                let found = match tb.file(variant, p) {
+                    Some(file) => find_value(file, wdl, d)?.map(|i| {
                         let (us, them) = file.index().position(i);
                         morris_engine::Position::from_setup(&p.game_setup(us, them), variant)
                             .map(|pos| pos.to_string())
                             .unwrap_or_else(|e| format!("(entry {i}: {e})"))
                     }),
-                    _ => Some("(no raw file to read it from)".to_string()),
+                    None => Some("(no raw file to read it from)".to_string()),
                 };
                 let at = found.unwrap_or_else(|| "(not found: the header disagrees)".into());
                 outln!(
                     "{:<10} {in_hand:>7} {name:>5} {d:>6} {:>14}  {at}",
                     variant.name(),
-                    sector.to_string()
+                    p.to_string()
                 );
             }
         }
