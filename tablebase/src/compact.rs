@@ -54,6 +54,7 @@ use crate::sector::{SectorId, Value, Wdl};
 use morris_engine::Variant;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -456,16 +457,38 @@ pub struct BlockCache {
 type BlockKey = (u64, u64);
 
 /// A cached block and whether it was used since the clock hand last passed it.
-type Cached = (Arc<[u8]>, bool);
+type Cached = (Box<[u8]>, bool);
 
 /// One shard: its blocks, and their keys in a ring that the clock hand walks to
 /// find a block to drop (second chance: a block used since the hand last passed it
 /// is kept once more), so that inserting into a full shard costs O(1) on average.
 #[derive(Debug, Default)]
 struct Shard {
-    blocks: HashMap<BlockKey, Cached>,
+    blocks: HashMap<BlockKey, Cached, BuildHasherDefault<KeyHasher>>,
     ring: std::collections::VecDeque<BlockKey>,
     bytes: usize,
+}
+
+/// Hashes a block's key (two numbers this process chose, nothing an adversary can
+/// pick) by one multiplication a word, far cheaper than the default SipHash on the
+/// path of every probe.
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// Shards of the cache: enough that threads probing at once seldom wait on each
@@ -504,15 +527,17 @@ impl BlockCache {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+    /// Byte `offset` of a cached block, read under its shard's lock (the cache owns
+    /// its blocks: nothing is counted or copied on the path of every probe); `None`
+    /// when the block is not cached or shorter.
+    fn byte(&self, key: BlockKey, offset: usize) -> Option<u8> {
         let mut shard = self.shard(key);
-        shard.blocks.get_mut(&key).map(|(block, used)| {
-            *used = true;
-            Arc::clone(block)
-        })
+        let (block, used) = shard.blocks.get_mut(&key)?;
+        *used = true;
+        block.get(offset).copied()
     }
 
-    fn insert(&self, key: BlockKey, block: Arc<[u8]>) {
+    fn insert(&self, key: BlockKey, block: Box<[u8]>) {
         let mut shard = self.shard(key);
         // Each turn drops a block or takes a second chance away: at most two turns
         // a block.
@@ -699,16 +724,6 @@ impl CompactFile {
         Ok(block)
     }
 
-    /// Block `b`, from the cache or decompressed into it.
-    fn block(&self, b: u64) -> Result<Arc<[u8]>, FileError> {
-        let key = (self.id, b);
-        if let Some(block) = self.cache.get(key) {
-            return Ok(block);
-        }
-        let block: Arc<[u8]> = self.load_block(b)?.into();
-        self.cache.insert(key, Arc::clone(&block));
-        Ok(block)
-    }
 
     /// The value stored at `index`: with its distance from a `.dtm` file, without it
     /// from a `.wdl` file.
@@ -726,8 +741,18 @@ impl CompactFile {
         if index >= self.header.entries {
             return Err(implausible());
         }
-        let block = self.block(index >> self.header.block_log2)?;
-        let code = block[(index & (self.header.block() - 1)) as usize];
+        let b = index >> self.header.block_log2;
+        let offset = (index & (self.header.block() - 1)) as usize;
+        let key = (self.id, b);
+        let code = match self.cache.byte(key, offset) {
+            Some(code) => code,
+            None => {
+                let block = self.load_block(b)?.into_boxed_slice();
+                let code = block.get(offset).copied().ok_or_else(implausible)?;
+                self.cache.insert(key, block);
+                code
+            }
+        };
         self.decode(code).ok_or_else(implausible)
     }
 
@@ -1070,7 +1095,7 @@ mod tests {
     fn the_cache_keeps_its_bound() {
         let cache = BlockCache::new(SHARDS * 2000);
         for b in 0..1000 {
-            cache.insert((1, b), Arc::from(vec![0u8; 1000]));
+            cache.insert((1, b), vec![0u8; 1000].into());
         }
         let held: usize = cache
             .shards
@@ -1078,17 +1103,17 @@ mod tests {
             .map(|s| s.lock().expect("not poisoned").blocks.len())
             .sum();
         assert!(held <= SHARDS * 2, "{held}");
-        assert!(cache.get((1, 999)).is_some(), "the newest stays");
+        assert!(cache.byte((1, 999), 0).is_some(), "the newest stays");
     }
 
     /// A block used between insertions keeps its place while the others come and go.
     #[test]
     fn a_block_in_use_stays_in_the_cache() {
         let cache = BlockCache::new(SHARDS * 3000);
-        cache.insert((7, 0), Arc::from(vec![1u8; 1000]));
+        cache.insert((7, 0), vec![1u8; 1000].into());
         for b in 1..5000 {
-            cache.insert((7, b), Arc::from(vec![0u8; 1000]));
-            assert!(cache.get((7, 0)).is_some(), "dropped after {b} insertions");
+            cache.insert((7, b), vec![0u8; 1000].into());
+            assert_eq!(cache.byte((7, 0), 999), Some(1), "dropped after {b} insertions");
         }
         let bytes: usize = cache
             .shards
