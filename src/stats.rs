@@ -24,7 +24,7 @@ pub struct Args {
     json: bool,
 
     /// Sum the placement sectors by pieces in hand (both sides) instead of listing
-    /// every sector.
+    /// every sector (with --sizes too: "in hand (sectors)" rows).
     #[arg(long, conflicts_with = "json")]
     by_placements: bool,
 
@@ -36,7 +36,7 @@ pub struct Args {
 
     /// List the bytes of each sector's files, raw and compact (.wdl, .dtm), and their
     /// bits a position.
-    #[arg(long, conflicts_with_all = ["json", "by_placements"])]
+    #[arg(long, conflicts_with_all = ["json", "longest"])]
     sizes: bool,
 }
 
@@ -63,7 +63,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }));
     rows.sort_by_key(|(v, s, _)| (*v, matches!(s, SectorId::Placement(_)), *s));
     if args.sizes {
-        sizes(&tb, &rows);
+        sizes(&tb, &rows, args.by_placements);
         return Ok(());
     }
     if args.json {
@@ -271,16 +271,65 @@ fn find_value(
         }))
 }
 
-/// Per sector, the bytes of its raw and compact files and their bits a position; per
-/// variant and kind of sector, the totals.
+/// Positions and bytes of the raw, `.wdl` and `.dtm` files of a sector or a sum of
+/// sectors; bits a position count only the sectors that have the form.
+#[derive(Default)]
+struct SizeSum {
+    positions: u64,
+    /// Per form: positions of the sectors that have it, and its bytes.
+    forms: [(u64, u64); 3],
+}
+
+impl SizeSum {
+    fn add(&mut self, positions: u64, bytes: [Option<u64>; 3]) {
+        self.positions += positions;
+        for (form, b) in self.forms.iter_mut().zip(bytes) {
+            if let Some(b) = b {
+                form.0 += positions;
+                form.1 += b;
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &SizeSum) {
+        self.positions += other.positions;
+        for (form, o) in self.forms.iter_mut().zip(other.forms) {
+            form.0 += o.0;
+            form.1 += o.1;
+        }
+    }
+
+    /// One line of the table: variant, what is summed, then the columns.
+    fn line(&self, variant: morris_engine::Variant, what: &str) {
+        let mut out = format!("{:<10} {what:>12} {:>14}", variant.name(), self.positions);
+        for (n, bytes) in self.forms {
+            if n == 0 {
+                out += &format!(" {:>14} {:>8}", "-", "-");
+            } else {
+                let bits = bytes as f64 * 8.0 / n as f64;
+                out += &format!(" {bytes:>14} {bits:>8.3}");
+            }
+        }
+        outln!("{out}");
+    }
+}
+
+/// Per sector (or, with `by_placements`, per number of pieces in hand for the
+/// placement sectors), the bytes of its raw and compact files and their bits a
+/// position; per variant and kind of sector, the totals.
 fn sizes(
     tb: &morris_tablebase::Tablebase,
     rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+    by_placements: bool,
 ) {
     outln!(
         "{:<10} {:>12} {:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
         "variant",
-        "sector",
+        if by_placements {
+            "sector/hand"
+        } else {
+            "sector"
+        },
         "positions",
         "raw bytes",
         "bits",
@@ -289,60 +338,41 @@ fn sizes(
         "dtm bytes",
         "bits"
     );
-    let bits = |bytes: Option<u64>, n: u64| {
-        bytes.map_or("-".to_string(), |b| {
-            format!("{:.3}", b as f64 * 8.0 / n.max(1) as f64)
-        })
-    };
-    let bytes = |b: Option<u64>| b.map_or("-".to_string(), |b| b.to_string());
-    // Per variant, movement then placement: all positions, then positions and bytes
-    // of each form (bits a position count only the sectors that have the form).
-    let mut sums: std::collections::BTreeMap<(morris_engine::Variant, bool), [u64; 7]> =
+    let mut totals: std::collections::BTreeMap<(morris_engine::Variant, bool), SizeSum> =
+        Default::default();
+    // With `by_placements`: per variant, the placement sectors by pieces in hand.
+    let mut layers: std::collections::BTreeMap<(morris_engine::Variant, u8), (usize, SizeSum)> =
         Default::default();
     for (v, s, st) in rows {
-        let raw = tb.file(*v, *s).map(|f| f.header().file_len());
         let compact = tb.compact(*v, *s);
-        let wdl = compact
-            .and_then(|t| t.wdl.as_ref())
-            .map(|f| f.header().file_len());
-        let dtm = compact
-            .and_then(|t| t.dtm.as_ref())
-            .map(|f| f.header().file_len());
-        let n = st.positions;
-        outln!(
-            "{:<10} {:>12} {n:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
-            v.name(),
-            s.to_string(),
-            bytes(raw),
-            bits(raw, n),
-            bytes(wdl),
-            bits(wdl, n),
-            bytes(dtm),
-            bits(dtm, n)
-        );
-        let sum = sums
+        let bytes = [
+            tb.file(*v, *s).map(|f| f.header().file_len()),
+            compact
+                .and_then(|t| t.wdl.as_ref())
+                .map(|f| f.header().file_len()),
+            compact
+                .and_then(|t| t.dtm.as_ref())
+                .map(|f| f.header().file_len()),
+        ];
+        let mut sector = SizeSum::default();
+        sector.add(st.positions, bytes);
+        totals
             .entry((*v, matches!(s, SectorId::Placement(_))))
-            .or_default();
-        sum[0] += n;
-        for (k, b) in [raw, wdl, dtm].into_iter().enumerate() {
-            if let Some(b) = b {
-                sum[1 + 2 * k] += n;
-                sum[2 + 2 * k] += b;
+            .or_default()
+            .merge(&sector);
+        match s {
+            SectorId::Placement(p) if by_placements => {
+                let layer = layers.entry((*v, p.us_hand + p.them_hand)).or_default();
+                layer.0 += 1;
+                layer.1.merge(&sector);
             }
+            _ => sector.line(*v, &s.to_string()),
         }
     }
-    for ((v, placement), [n, n_raw, raw, n_wdl, wdl, n_dtm, dtm]) in sums {
-        let some = |b: u64| (b > 0).then_some(b);
-        outln!(
-            "{:<10} {:>12} {n:>14} {:>14} {:>8} {:>14} {:>8} {:>14} {:>8}",
-            v.name(),
-            if placement { "placement" } else { "movement" },
-            bytes(some(raw)),
-            bits(some(raw), n_raw),
-            bytes(some(wdl)),
-            bits(some(wdl), n_wdl),
-            bytes(some(dtm)),
-            bits(some(dtm), n_dtm)
-        );
+    for ((v, in_hand), (count, sum)) in layers.iter().rev() {
+        sum.line(*v, &format!("{in_hand} ({count})"));
+    }
+    for ((v, placement), sum) in &totals {
+        sum.line(*v, if *placement { "placement" } else { "movement" });
     }
 }

@@ -189,6 +189,43 @@ fn a_mixed_set_answers_like_the_raw_one() {
     // No-flying placement sectors: no raw file, no .dtm file.
     assert_eq!(line("3-3+1-0"), Some(4), "{}", text(&sizes));
     assert_eq!(line("3-3"), Some(4), "{}", text(&sizes));
+    // Grouped by pieces in hand: the groups' positions and `.wdl` bytes add up to
+    // the placement totals, and no group has raw bytes (placement sectors are
+    // compact only here).
+    let grouped = morris(&["stats", "--sizes", "--by-placements", "--tb", tb]);
+    assert!(grouped.status.success(), "{}", text(&grouped));
+    let grouped = text(&grouped);
+    for variant in ["standard", "no-flying"] {
+        let rows: Vec<Vec<&str>> = grouped
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|w| w.first() == Some(&variant))
+            .collect();
+        assert!(
+            !rows.iter().any(|w| w[1].contains('+')),
+            "no placement sector listed alone: {grouped}"
+        );
+        let groups: Vec<&Vec<&str>> = rows.iter().filter(|w| w[2].starts_with('(')).collect();
+        assert!(groups.len() >= 7, "{grouped}");
+        let total = rows
+            .iter()
+            .find(|w| w[1] == "placement")
+            .unwrap_or_else(|| panic!("{grouped}"));
+        let sum = |col: usize| -> u64 {
+            groups
+                .iter()
+                .map(|w| {
+                    w[col]
+                        .parse::<u64>()
+                        .unwrap_or_else(|_| panic!("{grouped}"))
+                })
+                .sum()
+        };
+        // Columns: variant, in hand, (sectors), positions, raw bytes, bits, wdl bytes, ...
+        assert_eq!(sum(3).to_string(), total[2], "{grouped}");
+        assert_eq!(sum(6).to_string(), total[5], "{grouped}");
+        assert!(groups.iter().all(|w| w[4] == "-"), "{grouped}");
+    }
 }
 
 /// A flipped byte in a block of a compact file: `verify` fails naming the file, a

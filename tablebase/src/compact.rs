@@ -54,8 +54,8 @@ use crate::sector::{SectorId, Value, Wdl};
 use morris_engine::Variant;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::fs::{self, File};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -724,7 +724,6 @@ impl CompactFile {
         Ok(block)
     }
 
-
     /// The value stored at `index`: with its distance from a `.dtm` file, without it
     /// from a `.wdl` file.
     ///
@@ -1113,7 +1112,11 @@ mod tests {
         cache.insert((7, 0), vec![1u8; 1000].into());
         for b in 1..5000 {
             cache.insert((7, b), vec![0u8; 1000].into());
-            assert_eq!(cache.byte((7, 0), 999), Some(1), "dropped after {b} insertions");
+            assert_eq!(
+                cache.byte((7, 0), 999),
+                Some(1),
+                "dropped after {b} insertions"
+            );
         }
         let bytes: usize = cache
             .shards
