@@ -477,7 +477,9 @@ struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // The product's high bits are its well-mixed ones; the table picks buckets by
+        // the low bits (and the shard was picked by the block number's low bits).
+        self.0 ^ (self.0 >> 32)
     }
 
     fn write(&mut self, bytes: &[u8]) {
