@@ -363,7 +363,7 @@ pub fn pack_sector(
                 .par_iter()
                 .map(|block| {
                     let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-                    zstd::bulk::compress(&mapped, level)
+                    compress(&mapped, level)
                 })
                 .collect();
             for data in compressed {
@@ -427,7 +427,7 @@ pub fn estimate_sector(
         .par_iter()
         .map(|block| {
             let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-            zstd::bulk::compress(&mapped, level).map(|d| d.len())
+            compress(&mapped, level).map(|d| d.len())
         })
         .collect();
     let mut bytes = 0u64;
@@ -868,6 +868,25 @@ impl CompactFile {
             }
         })
     }
+}
+
+/// Compress one block at `level`, with this thread's compression context (kept from
+/// block to block: making one for every block allocated and set up its tables anew).
+fn compress(data: &[u8], level: i32) -> io::Result<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.as_ref().is_none_or(|(l, _)| *l != level) {
+            *c = Some((level, zstd::bulk::Compressor::new(level)?));
+        }
+        match c.as_mut() {
+            Some((_, z)) => z.compress(data),
+            None => Err(io::Error::other("no compression context")),
+        }
+    })
 }
 
 /// Decompress one block of `len` bytes, with this thread's decompression context
