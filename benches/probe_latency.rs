@@ -1,7 +1,7 @@
 //! Probe latency of raw against compact tables: p50 and p99 of single probes, cold
 //! (a fresh tablebase: nothing decompressed yet; the system's page cache as found)
 //! and warm (the same positions again), over random movement positions of the
-//! sectors both sets hold.
+//! sectors both sets hold, then over random placement positions of those.
 //!
 //! ```sh
 //! MORRIS_BENCH_RAW=/data/tb MORRIS_BENCH_COMPACT=/data/tb-compact cargo bench --bench probe_latency
@@ -12,6 +12,7 @@
 //! variable it says so and measures nothing.
 
 use morris_engine::{Color, Position, Setup, Variant};
+use morris_tablebase::placement::PlacementSector;
 use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
@@ -37,9 +38,16 @@ fn random() -> impl FnMut() -> u64 {
     }
 }
 
-/// Random positions (a fixed sequence) of the placement sectors of a set.
-fn placement_positions(raw: &Tablebase) -> Vec<Position> {
-    let sectors: Vec<_> = raw.placement_sectors().collect();
+/// Random positions (a fixed sequence) of the placement sectors of a set that `keep`
+/// accepts.
+fn placement_positions(
+    raw: &Tablebase,
+    keep: impl Fn(Variant, PlacementSector) -> bool,
+) -> Vec<Position> {
+    let sectors: Vec<_> = raw
+        .placement_sectors()
+        .filter(|(v, s, _)| keep(*v, *s))
+        .collect();
     if sectors.is_empty() {
         return Vec::new();
     }
@@ -99,7 +107,7 @@ fn report(name: &str, dir: &Path, positions: &[Position]) {
     let cold = latencies(&tb, positions);
     let warm = latencies(&tb, positions);
     println!(
-        "{name:<10} {} probes: cold p50 {:.2} us, p99 {:.2} us; warm p50 {:.2} us, p99 {:.2} us",
+        "{name:<20} {} probes: cold p50 {:.2} us, p99 {:.2} us; warm p50 {:.2} us, p99 {:.2} us",
         positions.len(),
         cold.0,
         cold.1,
@@ -115,16 +123,22 @@ fn main() {
         (Some(raw), Some(compact)) => {
             let (raw, compact) = (Path::new(&raw), Path::new(&compact));
             let compact_set = open(compact);
-            let positions = positions(&open(raw), |v, s| compact_set.compact(v, s).is_some());
-            drop(compact_set);
-            report("raw", raw, &positions);
-            report("compact", compact, &positions);
+            let raw_set = open(raw);
+            let movement = positions(&raw_set, |v, s| compact_set.compact(v, s).is_some());
+            let placement = placement_positions(&raw_set, |v, s| compact_set.compact(v, s).is_some());
+            drop((compact_set, raw_set));
+            report("raw", raw, &movement);
+            report("compact", compact, &movement);
+            if !placement.is_empty() {
+                report("raw (placement)", raw, &placement);
+                report("compact (placement)", compact, &placement);
+            }
         }
         (Some(raw), None) => {
             let raw = Path::new(&raw);
             let tb = open(raw);
             let movement = positions(&tb, |_, _| true);
-            let placement = placement_positions(&tb);
+            let placement = placement_positions(&tb, |_, _| true);
             drop(tb);
             report("movement", raw, &movement);
             if !placement.is_empty() {
