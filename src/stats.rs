@@ -281,13 +281,27 @@ struct SizeSum {
 }
 
 impl SizeSum {
-    fn add(&mut self, positions: u64, bytes: [Option<u64>; 3]) {
-        self.positions += positions;
-        for (form, b) in self.forms.iter_mut().zip(bytes) {
-            if let Some(b) = b {
-                form.0 += positions;
-                form.1 += b;
-            }
+    /// The files of sector `s` of `variant`, which has `positions` positions.
+    fn of(
+        tb: &morris_tablebase::Tablebase,
+        variant: morris_engine::Variant,
+        s: impl Into<SectorId>,
+        positions: u64,
+    ) -> SizeSum {
+        let s = s.into();
+        let compact = tb.compact(variant, s);
+        let bytes = [
+            tb.file(variant, s).map(|f| f.header().file_len()),
+            compact
+                .and_then(|t| t.wdl.as_ref())
+                .map(|f| f.header().file_len()),
+            compact
+                .and_then(|t| t.dtm.as_ref())
+                .map(|f| f.header().file_len()),
+        ];
+        SizeSum {
+            positions,
+            forms: bytes.map(|b| b.map_or((0, 0), |b| (positions, b))),
         }
     }
 
@@ -340,37 +354,24 @@ fn sizes(
     );
     let mut totals: std::collections::BTreeMap<(morris_engine::Variant, bool), SizeSum> =
         Default::default();
-    // With `by_placements`: per variant, the placement sectors by pieces in hand.
-    let mut layers: std::collections::BTreeMap<(morris_engine::Variant, u8), (usize, SizeSum)> =
-        Default::default();
     for (v, s, st) in rows {
-        let compact = tb.compact(*v, *s);
-        let bytes = [
-            tb.file(*v, *s).map(|f| f.header().file_len()),
-            compact
-                .and_then(|t| t.wdl.as_ref())
-                .map(|f| f.header().file_len()),
-            compact
-                .and_then(|t| t.dtm.as_ref())
-                .map(|f| f.header().file_len()),
-        ];
-        let mut sector = SizeSum::default();
-        sector.add(st.positions, bytes);
-        totals
-            .entry((*v, matches!(s, SectorId::Placement(_))))
-            .or_default()
-            .merge(&sector);
-        match s {
-            SectorId::Placement(p) if by_placements => {
-                let layer = layers.entry((*v, p.us_hand + p.them_hand)).or_default();
-                layer.0 += 1;
-                layer.1.merge(&sector);
-            }
-            _ => sector.line(*v, &s.to_string()),
+        let sector = SizeSum::of(tb, *v, *s, st.positions);
+        let placement = matches!(s, SectorId::Placement(_));
+        if !(placement && by_placements) {
+            sector.line(*v, &s.to_string());
         }
+        totals.entry((*v, placement)).or_default().merge(&sector);
     }
-    for ((v, in_hand), (count, sum)) in layers.iter().rev() {
-        sum.line(*v, &format!("{in_hand} ({count})"));
+    if by_placements {
+        for variant in morris_engine::Variant::ALL {
+            for (in_hand, sectors) in layers(rows, variant).iter().rev() {
+                let mut sum = SizeSum::default();
+                for (p, st) in sectors {
+                    sum.merge(&SizeSum::of(tb, variant, *p, st.positions));
+                }
+                sum.line(variant, &format!("{in_hand} ({})", sectors.len()));
+            }
+        }
     }
     for ((v, placement), sum) in &totals {
         sum.line(*v, if *placement { "placement" } else { "movement" });
