@@ -13,7 +13,7 @@
 
 use morris_engine::{Color, Position, Setup, Variant};
 use morris_tablebase::placement::PlacementSector;
-use morris_tablebase::{Sector, Tablebase};
+use morris_tablebase::{Sector, SectorFile, Tablebase};
 use std::path::Path;
 use std::time::Instant;
 
@@ -38,8 +38,31 @@ fn random() -> impl FnMut() -> u64 {
     }
 }
 
-/// Random positions (a fixed sequence) of the placement sectors of a set that `keep`
-/// accepts.
+/// Random positions (a fixed sequence) of `sectors` (a placement sector's in the
+/// colours a game gives it); none when there is no sector.
+fn sample(sectors: &[(Variant, &SectorFile, Option<PlacementSector>)]) -> Vec<Position> {
+    if sectors.is_empty() {
+        return Vec::new();
+    }
+    let mut next = random();
+    (0..PROBES)
+        .map(|_| {
+            let (variant, file, placement) = sectors[(next() % sectors.len() as u64) as usize];
+            let (us, them) = file.index().position(next() % file.index().size());
+            let setup = placement.map_or(
+                Setup {
+                    pieces: [us, them],
+                    hand: [0, 0],
+                    side_to_move: Color::White,
+                },
+                |p| p.game_setup(us, them),
+            );
+            Position::from_setup(&setup, variant).expect("a position")
+        })
+        .collect()
+}
+
+/// Random positions of the placement sectors of a set that `keep` accepts.
 fn placement_positions(
     raw: &Tablebase,
     keep: impl Fn(Variant, PlacementSector) -> bool,
@@ -47,42 +70,20 @@ fn placement_positions(
     let sectors: Vec<_> = raw
         .placement_sectors()
         .filter(|(v, s, _)| keep(*v, *s))
+        .map(|(v, s, f)| (v, f, Some(s)))
         .collect();
-    if sectors.is_empty() {
-        return Vec::new();
-    }
-    let mut next = random();
-    (0..PROBES)
-        .map(|_| {
-            let (variant, sector, file) = sectors[(next() % sectors.len() as u64) as usize];
-            let (us, them) = file.index().position(next() % file.index().size());
-            Position::from_setup(&sector.game_setup(us, them), variant).expect("a position")
-        })
-        .collect()
+    sample(&sectors)
 }
 
-/// Random positions (a fixed sequence) of the movement sectors of `raw` that `keep`
-/// accepts.
+/// Random positions of the movement sectors of a set that `keep` accepts.
 fn positions(raw: &Tablebase, keep: impl Fn(Variant, Sector) -> bool) -> Vec<Position> {
     let sectors: Vec<_> = raw
         .sectors()
         .filter(|(v, s, _)| keep(*v, *s))
-        .map(|(v, s, f)| (v, s, f.index().size(), f))
+        .map(|(v, _, f)| (v, f, None))
         .collect();
     assert!(!sectors.is_empty(), "no movement sector to probe");
-    let mut next = random();
-    (0..PROBES)
-        .map(|_| {
-            let (variant, _, size, file) = sectors[(next() % sectors.len() as u64) as usize];
-            let (us, them) = file.index().position(next() % size);
-            let setup = Setup {
-                pieces: [us, them],
-                hand: [0, 0],
-                side_to_move: Color::White,
-            };
-            Position::from_setup(&setup, variant).expect("a position")
-        })
-        .collect()
+    sample(&sectors)
 }
 
 /// p50 and p99 of probing each position once, in microseconds.
