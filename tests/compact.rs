@@ -93,11 +93,23 @@ fn every_value_of_every_small_sector_reads_back() {
     let mut values = 0u64;
     for (variant, sector, raw_file) in &files {
         let stored = raw_file.values().expect("intact");
-        let open = |kind| {
-            let path = compact.join(compact_name(*variant, *sector, kind));
-            CompactFile::open(&path, (*variant, *sector, kind), Arc::default()).expect("opens")
-        };
-        let (wdl, dtm) = (open(Kind::Wdl), open(Kind::Dtm));
+        let path = |kind| compact.join(compact_name(*variant, *sector, kind));
+        // The win/draw/loss file read, the DTM file mapped: both ways of reading blocks.
+        let wdl = CompactFile::open(
+            &path(Kind::Wdl),
+            (*variant, *sector, Kind::Wdl),
+            Arc::default(),
+        )
+        .expect("opens");
+        // SAFETY: nobody writes the packed set once `sets` has made it.
+        let dtm = unsafe {
+            CompactFile::open_mapped(
+                &path(Kind::Dtm),
+                (*variant, *sector, Kind::Dtm),
+                Arc::default(),
+            )
+        }
+        .expect("opens");
         for (i, &v) in stored.iter().enumerate() {
             let v = Value(v);
             assert_eq!(
@@ -262,18 +274,23 @@ fn a_damaged_block_is_detected_and_named() {
         text(&v)
     );
 
-    let tb = Tablebase::open(dir.path()).expect("opens: the header is good");
-    let index = raw_file.index();
-    let e = tb
-        .probe(&position(variant, sector, index, 5))
-        .expect_err("a damaged block never answers");
-    assert!(e.to_string().contains(&name), "{e}");
-    let last = raw_file.header().entries - 1;
-    assert_eq!(
-        tb.probe(&position(variant, sector, index, last))
-            .expect("good block"),
-        Some(raw_file.value(last).expect("good")),
-    );
+    // Read and mapped alike.
+    // SAFETY: nobody writes the temporary directory's file any more.
+    let mapped = unsafe { Tablebase::open_mapped(dir.path()) };
+    for tb in [Tablebase::open(dir.path()), mapped] {
+        let tb = tb.expect("opens: the header is good");
+        let index = raw_file.index();
+        let e = tb
+            .probe(&position(variant, sector, index, 5))
+            .expect_err("a damaged block never answers");
+        assert!(e.to_string().contains(&name), "{e}");
+        let last = raw_file.header().entries - 1;
+        assert_eq!(
+            tb.probe(&position(variant, sector, index, last))
+                .expect("good block"),
+            Some(raw_file.value(last).expect("good")),
+        );
+    }
 }
 
 /// `pack` resumes: a second run keeps the finished files and makes only what is

@@ -50,6 +50,7 @@
 use crate::file::{check_size, decode_byte, open_header, write_at, FileError, Problem, SectorFile};
 use crate::generate::SectorStats;
 use crate::index::SectorIndex;
+use crate::mmap::MappedFile;
 use crate::sector::{SectorId, Value, Wdl};
 use morris_engine::Variant;
 use rayon::prelude::*;
@@ -597,6 +598,9 @@ pub struct CompactFile {
     path: PathBuf,
     header: CompactHeader,
     file: File,
+    /// The whole file mapped, when opened by [`CompactFile::open_mapped`]: a block is
+    /// then checked and decompressed straight from the mapping, without a system call.
+    map: Option<MappedFile>,
     id: u64,
     board: OnceLock<Arc<SectorIndex>>,
     index: OnceLock<Result<Box<[BlockEntry]>, IndexFailure>>,
@@ -624,12 +628,39 @@ impl CompactFile {
             path: path.to_path_buf(),
             header,
             file,
+            map: None,
             id: NEXT_ID.fetch_add(1, Relaxed),
             board: OnceLock::new(),
             index: OnceLock::new(),
             cache,
             misses: AtomicU64::new(0),
         })
+    }
+
+    /// Open the file like [`CompactFile::open`], but memory-map it: a block that
+    /// misses the cache is then checked and decompressed from the mapping, without a
+    /// read into a buffer (the blocks are still checked before any value is used).
+    ///
+    /// # Safety
+    /// Nobody may modify or truncate the file while the returned value lives (the
+    /// bytes would change under the reader, or the process be killed by SIGBUS).
+    /// Replacing the file by renaming another over it is fine.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem found.
+    // Only passes the mapping contract of `crate::mmap` on to the caller.
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(
+        path: &Path,
+        id: (Variant, SectorId, Kind),
+        cache: Arc<BlockCache>,
+    ) -> Result<CompactFile, FileError> {
+        let mut file = CompactFile::open(path, id, cache)?;
+        // SAFETY: the caller's promise, passed on; `open` has checked the length.
+        let map = unsafe { MappedFile::map(&file.file, file.header.file_len()) }
+            .map_err(|e| FileError::new(path, e))?;
+        file.map = Some(map);
+        Ok(file)
     }
 
     /// The file's path.
@@ -706,19 +737,28 @@ impl CompactFile {
         if entry.start > entry.end || entry.end > self.header.data_len {
             return Err(damaged());
         }
-        let mut data = vec![0u8; usize::try_from(entry.end - entry.start).map_err(|_| damaged())?];
-        read_at(
-            &self.file,
-            &mut data,
-            self.header.data_start() + entry.start,
-        )
-        .map_err(|e| self.error(e.into()))?;
-        if xxh3_64(&data) != entry.sum {
+        let start = self.header.data_start() + entry.start;
+        let size = usize::try_from(entry.end - entry.start).map_err(|_| damaged())?;
+        let read;
+        let data = match &self.map {
+            // The header's data length was checked against the file's at open.
+            Some(map) => usize::try_from(start)
+                .ok()
+                .and_then(|start| map.bytes().get(start..start.checked_add(size)?))
+                .ok_or_else(damaged)?,
+            None => {
+                let mut bytes = vec![0u8; size];
+                read_at(&self.file, &mut bytes, start).map_err(|e| self.error(e.into()))?;
+                read = bytes;
+                &read[..]
+            }
+        };
+        if xxh3_64(data) != entry.sum {
             return Err(damaged());
         }
         // Checked bytes that do not decompress to the block's length were written
         // wrongly: corruption all the same.
-        let block = decompress(&data, len).map_err(|_| damaged())?;
+        let block = decompress(data, len).map_err(|_| damaged())?;
         if block.len() != len {
             return Err(damaged());
         }

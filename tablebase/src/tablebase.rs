@@ -51,6 +51,9 @@ pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
 /// cannot be used.
 pub type ScannedCompact = (Variant, SectorId, Kind, Result<CompactFile, FileError>);
 
+/// What names a compact file: its variant, sector and kind.
+type CompactId = (Variant, SectorId, Kind);
+
 impl Tablebase {
     /// Open every sector file in `dir`, reading each file's values into memory when
     /// first used (see [`SectorFile::open`]). A missing directory is an empty
@@ -59,7 +62,8 @@ impl Tablebase {
     /// # Errors
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
-        Tablebase::collect(dir, Tablebase::scan(dir)?)
+        let compact = |path: &Path, id, cache| CompactFile::open(path, id, cache);
+        Tablebase::collect(dir, Tablebase::scan(dir)?, compact)
     }
 
     /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
@@ -75,16 +79,25 @@ impl Tablebase {
     // Only passes the mapping contract of `crate::mmap` on to the caller.
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(dir: &Path) -> Result<Tablebase, FileError> {
+        let compact = |path: &Path, id, cache| {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { CompactFile::open_mapped(path, id, cache) }
+        };
         // SAFETY: the caller's promise, passed on.
-        Tablebase::collect(dir, unsafe { Tablebase::scan_mapped(dir) }?)
+        Tablebase::collect(dir, unsafe { Tablebase::scan_mapped(dir) }?, compact)
     }
 
-    fn collect(dir: &Path, scanned: Vec<Scanned>) -> Result<Tablebase, FileError> {
+    fn collect(
+        dir: &Path,
+        scanned: Vec<Scanned>,
+        compact: impl Fn(&Path, CompactId, Arc<BlockCache>) -> Result<CompactFile, FileError>,
+    ) -> Result<Tablebase, FileError> {
         let mut tb = Tablebase::default();
         for (variant, sector, file) in scanned {
             tb.files.insert((variant, sector), file?);
         }
-        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, &tb.cache)? {
+        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, &tb.cache, compact)?
+        {
             let table = tb.compact.entry((variant, sector)).or_default();
             match kind {
                 Kind::Wdl => table.wdl = Some(file?),
@@ -100,23 +113,17 @@ impl Tablebase {
     /// # Errors
     /// A [`FileError`] when the directory cannot be read.
     pub fn scan_compact(dir: &Path) -> Result<Vec<ScannedCompact>, FileError> {
-        Tablebase::scan_compact_with(dir, &Arc::default())
+        Tablebase::scan_compact_with(dir, &Arc::default(), CompactFile::open)
     }
 
     fn scan_compact_with(
         dir: &Path,
         cache: &Arc<BlockCache>,
+        open: impl Fn(&Path, CompactId, Arc<BlockCache>) -> Result<CompactFile, FileError>,
     ) -> Result<Vec<ScannedCompact>, FileError> {
         Ok(compact_names(dir)?
             .into_iter()
-            .map(|(v, s, k, path)| {
-                (
-                    v,
-                    s,
-                    k,
-                    CompactFile::open(&path, (v, s, k), Arc::clone(cache)),
-                )
-            })
+            .map(|(v, s, k, path)| (v, s, k, open(&path, (v, s, k), Arc::clone(cache))))
             .collect())
     }
 
