@@ -7,7 +7,8 @@
 //! is mapped; no check inside this process can rule that out. So mapping is an
 //! `unsafe fn` ([`MappedFile::map`]) whose caller promises that nobody changes the file
 //! while the mapping lives, and the promise travels up to every public constructor
-//! that maps ([`crate::SectorFile::open_mapped`], [`crate::Tablebase::open_mapped`]).
+//! that maps ([`crate::SectorFile::open_mapped`], [`crate::compact::CompactFile::open_mapped`],
+//! [`crate::Tablebase::open_mapped`]).
 //! What this module adds on its side:
 //! - it maps only a regular file whose length it has just checked against the length
 //!   the header promises, so no page of the mapping lies beyond the end of the file;

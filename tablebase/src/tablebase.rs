@@ -62,8 +62,7 @@ impl Tablebase {
     /// # Errors
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
-        let compact = |path: &Path, id, cache| CompactFile::open(path, id, cache);
-        Tablebase::collect(dir, Tablebase::scan(dir)?, compact)
+        Tablebase::collect(dir, Tablebase::scan(dir)?, CompactFile::open)
     }
 
     /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
