@@ -185,7 +185,7 @@ fn estimate(
             let (sampled, bytes) =
                 estimate_sector(file, kind, level.unwrap_or(default_level(kind)), every)?;
             let bits = bytes as f64 * 8.0 / sampled.max(1) as f64;
-            let est = (bits * entries as f64 / 8.0) as u64 + overhead(kind, entries);
+            let est = (bits * entries as f64 / 8.0) as u64 + overhead(kind, *sector, entries);
             totals[k].0 += entries;
             totals[k].1 += est;
             outln!(

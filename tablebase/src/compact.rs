@@ -10,7 +10,7 @@
 //!
 //! Both are made by [`pack_sector`] from a raw file. Entries are cut into blocks of
 //! `2^k` positions (the last may be shorter; `k` in the header, [`Kind::block_log2`]
-//! when written); each block is compressed alone
+//! of the kind and sector when written); each block is compressed alone
 //! with zstd and checked by the xxh3-64 of its compressed bytes before it is
 //! decompressed. Win/draw/loss codes are one byte a position, `0` loss, `1` draw,
 //! `2` win: on sampled blocks of the Standard game this compressed better than
@@ -116,16 +116,22 @@ impl Kind {
         }
     }
 
-    /// log2 of the positions of a block as [`pack_sector`] writes them. A probe that
-    /// misses the cache decompresses a whole block: DTM files, which the search
-    /// reads, have blocks of 4 Ki positions (6% larger than of 16 Ki, sector 8-8,
-    /// level 19, sampled; the 7+7 empty-board proof ran at 72% of the raw tables'
-    /// speed, against 60% with 16 Ki), win/draw/loss files, read for single answers,
-    /// of 64 Ki (blocks of 16 Ki came out 10% larger).
-    pub fn block_log2(self) -> u8 {
-        match self {
-            Kind::Wdl => 16,
-            Kind::Dtm => 12,
+    /// log2 of the positions of a block of `sector` as [`pack_sector`] writes them. A
+    /// probe that misses the cache decompresses a whole block. DTM files of movement
+    /// sectors, which searches read, have blocks of 4 Ki positions (6% larger than of
+    /// 16 Ki, sector 8-8, level 19, sampled; the 7+7 empty-board proof ran at 72% of
+    /// the raw tables' speed, against 60% with 16 Ki). DTM files of placement sectors
+    /// have blocks of 16 Ki: a complete set answers a position with pieces in hand by
+    /// a lookup, not a search, and the larger blocks are 6% smaller (every 200th block
+    /// of each game's placement set at level 13: Standard 2.926 against 2.753 bits a
+    /// position, No-flying 3.133 against 2.951; blocks of 64 Ki gained only 0.3% more).
+    /// Win/draw/loss files, read for single answers, have blocks of 64 Ki (blocks of
+    /// 16 Ki came out 10% larger).
+    pub fn block_log2(self, sector: SectorId) -> u8 {
+        match (self, sector) {
+            (Kind::Wdl, _) => 16,
+            (Kind::Dtm, SectorId::Movement(_)) => 12,
+            (Kind::Dtm, SectorId::Placement(_)) => 14,
         }
     }
 
@@ -352,7 +358,8 @@ pub fn pack_sector(
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        let blocks: Vec<&[u8]> = codes.chunks(1 << kind.block_log2()).collect();
+        let block_log2 = kind.block_log2(header.sector);
+        let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
         let index_len = INDEX_ENTRY * blocks.len();
         let mut out = BufWriter::with_capacity(1 << 20, &file);
         // The header and index are known at the end; they are written last, in place.
@@ -386,7 +393,7 @@ pub fn pack_sector(
             stats: header.stats,
             data_len: end,
             level: u8::try_from(level).unwrap_or(0),
-            block_log2: kind.block_log2(),
+            block_log2,
         };
         write_at(&file, &compact.encode(), 0)?;
         write_at(&file, &index, HEADER_LEN as u64)?;
@@ -421,7 +428,7 @@ pub fn estimate_sector(
 ) -> Result<(u64, u64), FileError> {
     let codes = raw.entries()?;
     let sampled: Vec<&[u8]> = codes
-        .chunks(1 << kind.block_log2())
+        .chunks(1 << kind.block_log2(raw.header().sector))
         .step_by(every.max(1))
         .collect();
     let sizes: Vec<io::Result<usize>> = sampled
@@ -439,10 +446,10 @@ pub fn estimate_sector(
     Ok((positions, bytes))
 }
 
-/// Bytes of a compact file of `kind` besides its compressed data (header and block
-/// index).
-pub fn overhead(kind: Kind, entries: u64) -> u64 {
-    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << kind.block_log2())
+/// Bytes of a compact file of `kind` and `sector` besides its compressed data (header
+/// and block index).
+pub fn overhead(kind: Kind, sector: SectorId, entries: u64) -> u64 {
+    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << kind.block_log2(sector))
 }
 
 /// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
