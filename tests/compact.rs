@@ -110,6 +110,14 @@ fn every_value_of_every_small_sector_reads_back() {
             )
         }
         .expect("opens");
+        // Blocks as the format promises: searches read movement DTM files in small
+        // blocks; placement DTM files have larger ones (answered by lookups).
+        let dtm_block = match sector {
+            SectorId::Movement(_) => 4096,
+            SectorId::Placement(_) => 16384,
+        };
+        assert_eq!(dtm.header().block(), dtm_block, "{variant} {sector}");
+        assert_eq!(wdl.header().block(), 65536, "{variant} {sector}");
         for (i, &v) in stored.iter().enumerate() {
             let v = Value(v);
             assert_eq!(
