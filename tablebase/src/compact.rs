@@ -54,6 +54,7 @@ use crate::mmap::MappedFile;
 use crate::sector::{SectorId, Value, Wdl};
 use morris_engine::Variant;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -746,26 +747,26 @@ impl CompactFile {
         }
         let start = self.header.data_start() + entry.start;
         let size = usize::try_from(entry.end - entry.start).map_err(|_| damaged())?;
-        let read;
-        let data = match &self.map {
+        let data: Cow<[u8]> = match &self.map {
             // The header's data length was checked against the file's at open.
-            Some(map) => usize::try_from(start)
-                .ok()
-                .and_then(|start| map.bytes().get(start..start.checked_add(size)?))
-                .ok_or_else(damaged)?,
+            Some(map) => Cow::Borrowed(
+                usize::try_from(start)
+                    .ok()
+                    .and_then(|start| map.bytes().get(start..start.checked_add(size)?))
+                    .ok_or_else(damaged)?,
+            ),
             None => {
                 let mut bytes = vec![0u8; size];
                 read_at(&self.file, &mut bytes, start).map_err(|e| self.error(e.into()))?;
-                read = bytes;
-                &read[..]
+                Cow::Owned(bytes)
             }
         };
-        if xxh3_64(data) != entry.sum {
+        if xxh3_64(&data) != entry.sum {
             return Err(damaged());
         }
         // Checked bytes that do not decompress to the block's length were written
         // wrongly: corruption all the same.
-        let block = decompress(data, len).map_err(|_| damaged())?;
+        let block = decompress(&data, len).map_err(|_| damaged())?;
         if block.len() != len {
             return Err(damaged());
         }
