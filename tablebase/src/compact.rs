@@ -153,13 +153,16 @@ fn wdl_code(w: Wdl) -> u8 {
     }
 }
 
+/// What names a compact file: its variant, sector and kind.
+pub type CompactId = (Variant, SectorId, Kind);
+
 /// The name of a sector's compact file of `kind`.
 pub fn compact_name(variant: Variant, sector: impl Into<SectorId>, kind: Kind) -> String {
     format!("{}-{}.{}", variant.name(), sector.into(), kind.extension())
 }
 
 /// The variant, sector and kind a compact file name stands for, if it is one.
-pub fn parse_compact_name(name: &str) -> Option<(Variant, SectorId, Kind)> {
+pub fn parse_compact_name(name: &str) -> Option<CompactId> {
     Kind::ALL.into_iter().find_map(|kind| {
         let stem = name.strip_suffix(kind.extension())?.strip_suffix('.')?;
         let (variant, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
@@ -243,10 +246,7 @@ impl CompactHeader {
         h
     }
 
-    fn decode(
-        h: &[u8; HEADER_LEN],
-        expected: (Variant, SectorId, Kind),
-    ) -> Result<CompactHeader, Problem> {
+    fn decode(h: &[u8; HEADER_LEN], expected: CompactId) -> Result<CompactHeader, Problem> {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
         if h[0..8] != MAGIC {
@@ -625,7 +625,7 @@ impl CompactFile {
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open(
         path: &Path,
-        (variant, sector, kind): (Variant, SectorId, Kind),
+        (variant, sector, kind): CompactId,
         cache: Arc<BlockCache>,
     ) -> Result<CompactFile, FileError> {
         let err = |p: Problem| FileError::new(path, p);
@@ -660,7 +660,7 @@ impl CompactFile {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(
         path: &Path,
-        id: (Variant, SectorId, Kind),
+        id: CompactId,
         cache: Arc<BlockCache>,
     ) -> Result<CompactFile, FileError> {
         let mut file = CompactFile::open(path, id, cache)?;
@@ -702,8 +702,8 @@ impl CompactFile {
         let index = self.index.get_or_init(|| {
             let n = usize::try_from(self.header.blocks())
                 .map_err(|e| IndexFailure::Io(e.to_string()))?;
-            let mut bytes = vec![0u8; n * INDEX_ENTRY];
-            read_at(&self.file, &mut bytes, HEADER_LEN as u64)
+            let bytes = self
+                .bytes_at(HEADER_LEN as u64, n * INDEX_ENTRY)
                 .map_err(|e| IndexFailure::Io(e.to_string()))?;
             if xxh3_64(&bytes) != self.header.index_sum {
                 return Err(IndexFailure::Damaged);
@@ -727,6 +727,25 @@ impl CompactFile {
         }
     }
 
+    /// `len` bytes of the file from `offset`: borrowed from the mapping when the file is
+    /// mapped, else read by a positional read.
+    fn bytes_at(&self, offset: u64, len: usize) -> io::Result<Cow<'_, [u8]>> {
+        match &self.map {
+            // `open` checked the file's length against the header's, so a range
+            // beyond the mapping comes only from a damaged index.
+            Some(map) => usize::try_from(offset)
+                .ok()
+                .and_then(|start| map.bytes().get(start..start.checked_add(len)?))
+                .map(Cow::Borrowed)
+                .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof)),
+            None => {
+                let mut bytes = vec![0u8; len];
+                read_at(&self.file, &mut bytes, offset)?;
+                Ok(Cow::Owned(bytes))
+            }
+        }
+    }
+
     /// Read, check and decompress block `b`, without the cache.
     fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
         let index = self.block_index()?;
@@ -745,22 +764,10 @@ impl CompactFile {
         if entry.start > entry.end || entry.end > self.header.data_len {
             return Err(damaged());
         }
-        let start = self.header.data_start() + entry.start;
         let size = usize::try_from(entry.end - entry.start).map_err(|_| damaged())?;
-        let data: Cow<[u8]> = match &self.map {
-            // The header's data length was checked against the file's at open.
-            Some(map) => Cow::Borrowed(
-                usize::try_from(start)
-                    .ok()
-                    .and_then(|start| map.bytes().get(start..start.checked_add(size)?))
-                    .ok_or_else(damaged)?,
-            ),
-            None => {
-                let mut bytes = vec![0u8; size];
-                read_at(&self.file, &mut bytes, start).map_err(|e| self.error(e.into()))?;
-                Cow::Owned(bytes)
-            }
-        };
+        let data = self
+            .bytes_at(self.header.data_start() + entry.start, size)
+            .map_err(|e| self.error(e.into()))?;
         if xxh3_64(&data) != entry.sum {
             return Err(damaged());
         }

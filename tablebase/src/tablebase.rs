@@ -17,7 +17,7 @@
 //! used), [`Tablebase::open_mapped`] maps them (no copy; the caller promises that
 //! nobody rewrites a file in place meanwhile).
 
-use crate::compact::{compact_names, BlockCache, CompactFile, CompactTable, Kind};
+use crate::compact::{compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind};
 use crate::file::{parse_file_name, FileError, SectorFile};
 use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value};
@@ -50,9 +50,6 @@ pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
 /// One scanned compact file: its variant, sector and kind, and the file or why it
 /// cannot be used.
 pub type ScannedCompact = (Variant, SectorId, Kind, Result<CompactFile, FileError>);
-
-/// What names a compact file: its variant, sector and kind.
-type CompactId = (Variant, SectorId, Kind);
 
 impl Tablebase {
     /// Open every sector file in `dir`, reading each file's values into memory when
