@@ -12,8 +12,10 @@ use morris_tablebase::Wdl;
 #[command(
     after_help = "Each move is shown with the value of the position it leads to, like the chess\n\
 tablebase explorers; in the text output also as a result for the side that plays it.\n\
-The time limit is one budget for the whole analysis; each move is reported on standard\n\
-error as soon as its search ends.\n\n\
+The time limit is one budget for the whole analysis, spent over every move: the moves\n\
+are deepened together, one ply a round, and each keeps the result of the deepest round\n\
+it completed (its depth, in plies searched after the move, is shown); each completed\n\
+round is reported on standard error. More time gives every move a deeper result.\n\n\
 Examples:\n  morris analyze --fen \"WB./W../.../.....W/.../.../BB. w 0 0\"\n  \
 morris analyze --moves \"d6 d2 f4\" --time 2 --json"
 )]
@@ -68,6 +70,7 @@ fn to_json(
         "moves": moves.iter().map(|a| {
             let mut v = value_json(a.result.value, a.result.score, a.result.provenance);
             v["move"] = serde_json::Value::from(a.mv.to_string());
+            v["depth"] = serde_json::Value::from(a.result.depth);
             v
         }).collect::<Vec<_>>(),
     })
@@ -95,6 +98,14 @@ fn move_verdict(a: &MoveAnalysis, mover: Color) -> String {
     }
 }
 
+/// How the position's value was obtained, with the depth of a search.
+fn obtained(root: &morris_solver::SearchResult) -> String {
+    match root.provenance {
+        Provenance::Terminal | Provenance::Tablebase => root.provenance.name().to_string(),
+        p => format!("{} at depth {}", p.name(), root.depth),
+    }
+}
+
 /// Run the command.
 ///
 /// # Errors
@@ -117,23 +128,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         start: Some(clock),
         ..limits
     };
-    let total = pos.legal_moves().len();
     let mover = pos.side_to_move();
-    let moves = analyze_with(&mut searcher, &pos, limits, &history, |a, done| {
-        eprintln!(
-            "analyze: {done}/{total} {:<12} {} ({:.1} s)",
-            a.mv.to_string(),
-            move_verdict(a, mover),
-            clock.elapsed().as_secs_f64()
-        );
+    let analysis = analyze_with(&mut searcher, &pos, limits, &history, |depth, moves| {
+        if let Some(best) = moves.first() {
+            eprintln!(
+                "analyze: depth {depth} done, best {} {} ({:.1} s)",
+                best.mv,
+                move_verdict(best, mover),
+                clock.elapsed().as_secs_f64()
+            );
+        }
     })?;
-    let root = searcher.search(&pos, limits, &history)?;
+    let (root, moves) = (&analysis.root, &analysis.moves);
     let secs = clock.elapsed().as_secs_f64();
-    let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
+    let nodes = root.stats.nodes;
     if args.json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&pos, &root, &moves))?
+            serde_json::to_string_pretty(&to_json(&pos, root, moves))?
         );
         return Ok(());
     }
@@ -143,17 +155,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         (Some(v), None) => outln!(
             "value:    {} ({})",
             describe_value(v, pos.side_to_move()),
-            root.provenance.name()
+            obtained(root)
         ),
         (None, None) => outln!(
             "value:    estimate {:+} for {} ({})",
             root.score,
             pos.side_to_move(),
-            root.provenance.name()
+            obtained(root)
         ),
     }
-    for a in &moves {
-        outln!("  {:<12} {}", a.mv.to_string(), move_verdict(a, mover));
+    for a in moves {
+        outln!(
+            "  {:<12} {:<60} depth {}",
+            a.mv.to_string(),
+            move_verdict(a, mover),
+            a.result.depth
+        );
     }
     outln!(
         "search:   {nodes} nodes in {secs:.3} s ({:.2} M nodes/s)",

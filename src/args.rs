@@ -146,8 +146,14 @@ pub fn seconds(flag: &str, t: f64) -> Result<Duration, InputError> {
     if t > 0.0 && t <= MAX_SECONDS {
         Ok(Duration::from_secs_f64(t))
     } else {
+        // A huge number in exponent form, not hundreds of digits.
+        let shown = if t.is_finite() && t.abs() >= 1e9 {
+            format!("{t:e}")
+        } else {
+            t.to_string()
+        };
         Err(InputError(format!(
-            "{flag} {t} is not a positive number of seconds up to {MAX_SECONDS} (a year)"
+            "{flag} {shown} is not a positive number of seconds up to {MAX_SECONDS} (a year)"
         )))
     }
 }

@@ -611,10 +611,10 @@ fn value_only_proofs_through_the_placing_phase_agree_with_minimax() {
 }
 
 /// The time limit of an analysis is one budget: a budget spent before the call leaves
-/// every move a one-ply estimate, and each move is reported as its search ends, in the
-/// order of the legal moves.
+/// every move a one-ply result (the first round runs whatever the clock says), reported
+/// as one round; with the time to do it, the same analysis proves every move's value.
 #[test]
-fn analysis_reports_each_move_as_it_ends_within_one_budget() {
+fn analysis_spends_one_budget_over_every_move() {
     let tb = tablebase();
     let start = Setup {
         pieces: [Bitboard::EMPTY; 2],
@@ -629,24 +629,78 @@ fn analysis_reports_each_move_as_it_ends_within_one_budget() {
         ..Limits::default()
     };
     let mut searcher = Searcher::new(Some(tb), 16).unwrap();
-    let mut reported = Vec::new();
-    let moves = morris_solver::analyze_with(&mut searcher, &pos, spent, &[], |a, n| {
-        reported.push((a.mv, n));
+    let mut rounds = Vec::new();
+    let analysis = morris_solver::analyze_with(&mut searcher, &pos, spent, &[], |d, moves| {
+        rounds.push((d, moves.len()));
     })
     .unwrap();
-    let legal: Vec<(Move, usize)> = pos.legal_moves().iter().copied().zip(1..).collect();
-    assert_eq!(reported, legal);
-    assert_eq!(moves.len(), legal.len());
-    for a in &moves {
+    let legal = pos.legal_moves().len();
+    assert_eq!(rounds, vec![(1, legal)]);
+    assert_eq!(analysis.moves.len(), legal);
+    for a in &analysis.moves {
         assert_eq!(a.result.provenance, Provenance::Estimate, "{}", a.mv);
         assert!(a.result.depth <= 1, "{}: depth {}", a.mv, a.result.depth);
     }
-    // With the time to do it, the same analysis proves the value of every move.
+    assert_eq!(analysis.root.provenance, Provenance::Estimate);
+    // With the time to do it, the same analysis proves the value of every move, and
+    // so the position's (a draw: the 4-a-side game is drawn).
     let mut searcher = Searcher::new(Some(tb), 16).unwrap();
-    let proved = analyze(&mut searcher, &pos, value_only(), &[]).unwrap();
+    let time = Limits {
+        time: Some(std::time::Duration::from_secs(600)),
+        ..value_only()
+    };
+    let mut depths = Vec::new();
+    let proved = morris_solver::analyze_with(&mut searcher, &pos, time, &[], |d, _| {
+        depths.push(d);
+    })
+    .unwrap();
     assert!(proved
+        .moves
         .iter()
         .all(|a| a.result.provenance == Provenance::ValueProof));
+    assert_eq!(proved.root.provenance, Provenance::ValueProof);
+    assert_eq!(proved.root.value, Some(Verdict::DRAW));
+    // One round a ply until every value is proven.
+    let want: Vec<u32> = (1..=*depths.last().unwrap()).collect();
+    assert_eq!(depths, want);
+}
+
+/// With a time limit, every move is deepened: no move is left at a shallow depth
+/// while another is searched deep, and a root found exact by its moves is exact.
+#[test]
+fn analysis_deepens_every_move_together() {
+    // White (to move) has five pieces and Black four: outside the 4-a-side tables.
+    let pos = morris_engine::notation::parse_position(
+        "WW./.B./W.B/BW..BW/.../.../... w 0 0",
+        Variant::Standard,
+    )
+    .unwrap();
+    let tb = tablebase();
+    let limits = Limits {
+        time: Some(std::time::Duration::from_millis(1500)),
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(Some(tb), 16).unwrap();
+    let analysis = analyze(&mut searcher, &pos, limits, &[]).unwrap();
+    let depths: Vec<u32> = analysis.moves.iter().map(|a| a.result.depth).collect();
+    let (lo, hi) = (depths.iter().min().unwrap(), depths.iter().max().unwrap());
+    assert!(
+        *lo >= 4,
+        "every move searched at least 4 plies deep: {depths:?}"
+    );
+    // A move is one round ahead of another at most (unless its value is exact).
+    for a in &analysis.moves {
+        assert!(
+            a.result.provenance.is_exact() || a.result.depth <= lo + 1,
+            "{}: depth {} while another move has {lo} ({depths:?})",
+            a.mv,
+            a.result.depth
+        );
+    }
+    assert!(hi >= lo);
+    assert_eq!(analysis.root.best, Some(analysis.moves[0].mv));
+    assert_eq!(analysis.root.score, analysis.moves[0].score);
+    assert_eq!(analysis.root.depth, lo + 1);
 }
 
 #[test]
@@ -665,7 +719,9 @@ fn analyze_lists_every_move_best_first_with_the_value_it_leads_to() {
     }
     let mut searcher = Searcher::new(Some(tb), 16).unwrap();
     for pos in cases {
-        let moves = analyze(&mut searcher, &pos, Limits::default(), &[]).unwrap();
+        let moves = analyze(&mut searcher, &pos, Limits::default(), &[])
+            .unwrap()
+            .moves;
         let legal = pos.legal_moves();
         assert_eq!(moves.len(), legal.len(), "{pos}: not every move analysed");
         for m in legal.iter() {
@@ -713,7 +769,7 @@ fn analyze_shares_one_search_among_moves_equal_up_to_symmetry() {
         .unwrap();
         for limits in [Limits::default(), value_only()] {
             let mut searcher = Searcher::new(Some(tb), 16).unwrap();
-            let moves = analyze(&mut searcher, &pos, limits, &[]).unwrap();
+            let moves = analyze(&mut searcher, &pos, limits, &[]).unwrap().moves;
             assert_eq!(moves.len(), 24);
             let searched = moves.iter().filter(|a| a.result.stats.nodes > 0).count();
             assert_eq!(searched, 4, "{variant}: one search per class of moves");
@@ -857,7 +913,8 @@ fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
         depth(4),
         &history,
     )
-    .unwrap();
+    .unwrap()
+    .moves;
     let shuttle = moves
         .iter()
         .find(|a| root.play_unchecked(a.mv) == c1)
@@ -952,7 +1009,8 @@ fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
         depth(6),
         &history,
     )
-    .unwrap();
+    .unwrap()
+    .moves;
     let repeated = moves.iter().find(|a| a.mv == win).unwrap();
     assert_eq!(
         repeated.score, 0,

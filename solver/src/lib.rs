@@ -35,7 +35,7 @@ pub mod search;
 mod tablebase;
 pub mod tt;
 
-pub use analysis::{analyze, analyze_with, MoveAnalysis};
+pub use analysis::{analyze, analyze_with, Analysis, MoveAnalysis};
 pub use error::SearchError;
 pub use eval::evaluate;
 pub use score::{

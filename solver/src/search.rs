@@ -29,6 +29,18 @@ use std::time::{Duration, Instant};
 /// Nodes with at least this much depth left try an enhanced transposition cutoff.
 const ETC_DEPTH: i32 = 5;
 
+/// The share of the time left that the value pass of a placing position may take
+/// before the search for the distance (see [`Searcher::search`]).
+const VALUE_PASS_SHARE: f64 = 0.75;
+
+/// When the time of `limits` runs out, for a search begun at `clock`; `None` for no
+/// time limit (or one too long to reach).
+fn deadline(limits: Limits, clock: Instant) -> Option<Instant> {
+    limits
+        .time
+        .and_then(|t| limits.start.unwrap_or(clock).checked_add(t))
+}
+
 /// Limits of a search; `None` means no limit.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -188,6 +200,92 @@ impl<'a> Searcher<'a> {
     ) -> Result<SearchResult, SearchError> {
         let clock = Instant::now();
         self.tt.new_search();
+        if let Some(r) = self.known(pos, limits)? {
+            return Ok(r);
+        }
+        // While placing, with tables to reach, the value comes first (value only, to
+        // the end of the placing phase): a draw has no distance to search, and the
+        // distance of a win or loss is then searched with the window of its mate band,
+        // where every move that does not keep the value fails at once.
+        let mut window = if limits.value_only {
+            (-1, 1)
+        } else {
+            (-INF, INF)
+        };
+        let mut known = None;
+        // The counters of a value pass that did not decide the search.
+        let mut earlier = Stats::default();
+        let hands = u32::from(pos.hand(Color::White) + pos.hand(Color::Black));
+        if !limits.value_only
+            && hands > 0
+            && self.tb.reaches_movement(pos)
+            && limits.depth.is_none_or(|d| d >= hands)
+        {
+            // The value pass cannot stop half way with anything to show (its one
+            // iteration reaches the end of the placing phase), so it gets at most
+            // `VALUE_PASS_SHARE` of the time left: when it cannot finish, the search
+            // for the distance still has the rest to deepen over, and what the value
+            // pass stored in the table helps it there. Without the movement tables
+            // where the placing phase ends it could not prove anything: not tried.
+            let time = deadline(limits, clock).map(|d| {
+                let left = d.saturating_duration_since(Instant::now());
+                left.mul_f64(VALUE_PASS_SHARE)
+            });
+            let value_only = Limits {
+                value_only: true,
+                depth: Some(hands),
+                time,
+                start: None,
+                ..limits
+            };
+            let v = self.run(pos, value_only, (-1, 1), history, Instant::now())?;
+            match v.value.map(|v| v.wdl) {
+                Some(_) if v.provenance != Provenance::ValueProof => earlier = v.stats,
+                Some(Wdl::Draw) => {
+                    let mut r = v;
+                    r.provenance = Provenance::Proof;
+                    r.value = Some(Verdict::DRAW);
+                    r.pv = table_line(&self.tb, &self.tt, pos, hands as usize + 1)?;
+                    r.best = r.pv.first().copied().or(r.best);
+                    return self.finish(pos, r, Stats::default(), clock, !limits.no_line);
+                }
+                Some(Wdl::Win) => {
+                    window = (MATE_BOUND, INF);
+                    known = Some(v);
+                }
+                Some(Wdl::Loss) => {
+                    window = (-INF, -MATE_BOUND);
+                    known = Some(v);
+                }
+                // Stopped at its share of the time: the search below has the rest.
+                None => earlier = v.stats,
+            }
+        }
+        let r = self.run(pos, limits, window, history, clock)?;
+        match known {
+            // Stopped before the distance was found: the value proven is the answer.
+            Some(v) if r.provenance == Provenance::Estimate => {
+                let nodes = r.stats;
+                self.finish(pos, v, nodes, clock, !limits.no_line)
+            }
+            Some(v) => self.finish(pos, r, v.stats, clock, !limits.no_line),
+            None => self.finish(pos, r, earlier, clock, !limits.no_line),
+        }
+    }
+
+    /// The answer that needs no search, if there is one: a finished game, a position
+    /// the tablebases hold (with its line through them unless `limits.no_line`), or,
+    /// for a search of the value alone, a win or loss that a file without distances
+    /// gives (with a move that keeps it).
+    ///
+    /// # Errors
+    /// [`SearchError`] when a tablebase file it reads is damaged.
+    pub fn known(
+        &self,
+        pos: &Position,
+        limits: Limits,
+    ) -> Result<Option<SearchResult>, SearchError> {
+        let clock = Instant::now();
         let done = |score, value, provenance| SearchResult {
             score,
             value,
@@ -200,7 +298,7 @@ impl<'a> Searcher<'a> {
         };
         if let Some(score) = end_score(pos, 0) {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
-            return Ok(done(score, Some(verdict), Provenance::Terminal));
+            return Ok(Some(done(score, Some(verdict), Provenance::Terminal)));
         }
         let root = self.tb.probe(pos, 0)?;
         if let Some(TbScore::Exact(score)) = root {
@@ -210,7 +308,7 @@ impl<'a> Searcher<'a> {
                 r.pv = self.tb.line(pos, 400)?;
                 r.best = r.pv.first().copied();
             }
-            return Ok(r);
+            return Ok(Some(r));
         }
         // A win/draw/loss file without distances answers a search for the value alone.
         if limits.value_only {
@@ -239,62 +337,10 @@ impl<'a> Searcher<'a> {
                         break;
                     }
                 }
-                return Ok(r);
+                return Ok(Some(r));
             }
         }
-        // While placing, with tables to reach, the value comes first (value only, to
-        // the end of the placing phase): a draw has no distance to search, and the
-        // distance of a win or loss is then searched with the window of its mate band,
-        // where every move that does not keep the value fails at once.
-        let mut window = if limits.value_only {
-            (-1, 1)
-        } else {
-            (-INF, INF)
-        };
-        let mut known = None;
-        let hands = u32::from(pos.hand(Color::White) + pos.hand(Color::Black));
-        if !limits.value_only
-            && self.tb.loaded()
-            && hands > 0
-            && limits.depth.is_none_or(|d| d >= hands)
-        {
-            let value_only = Limits {
-                value_only: true,
-                depth: Some(hands),
-                ..limits
-            };
-            let v = self.run(pos, value_only, (-1, 1), history, clock)?;
-            match v.value.map(|v| v.wdl) {
-                Some(_) if v.provenance != Provenance::ValueProof => {}
-                Some(Wdl::Draw) => {
-                    let mut r = v;
-                    r.provenance = Provenance::Proof;
-                    r.value = Some(Verdict::DRAW);
-                    r.pv = table_line(&self.tb, &self.tt, pos, hands as usize + 1)?;
-                    r.best = r.pv.first().copied().or(r.best);
-                    return self.finish(pos, r, Stats::default(), clock, !limits.no_line);
-                }
-                Some(Wdl::Win) => {
-                    window = (MATE_BOUND, INF);
-                    known = Some(v);
-                }
-                Some(Wdl::Loss) => {
-                    window = (-INF, -MATE_BOUND);
-                    known = Some(v);
-                }
-                None => {}
-            }
-        }
-        let r = self.run(pos, limits, window, history, clock)?;
-        match known {
-            // Stopped before the distance was found: the value proven is the answer.
-            Some(v) if r.provenance == Provenance::Estimate => {
-                let nodes = r.stats;
-                self.finish(pos, v, nodes, clock, !limits.no_line)
-            }
-            Some(v) => self.finish(pos, r, v.stats, clock, !limits.no_line),
-            None => self.finish(pos, r, Stats::default(), clock, !limits.no_line),
-        }
+        Ok(None)
     }
 
     /// The line of an exact answer extended through the tablebases (if `line`), the counters of an
@@ -333,9 +379,7 @@ impl<'a> Searcher<'a> {
         clock: Instant,
     ) -> Result<SearchResult, SearchError> {
         let threads = limits.threads.max(1);
-        let deadline = limits
-            .time
-            .and_then(|t| limits.start.unwrap_or(clock).checked_add(t));
+        let deadline = deadline(limits, clock);
         let stop = AtomicBool::new(false);
         let answer = Mutex::new(None);
         let total = Mutex::new(Stats::default());

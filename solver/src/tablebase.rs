@@ -8,7 +8,7 @@
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
-use morris_engine::{Move, Position, Variant};
+use morris_engine::{Color, Move, Position, Variant};
 use morris_tablebase::compact::CompactFile;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Sector, SectorFile, Tablebase, Value, Wdl};
@@ -121,9 +121,21 @@ impl<'a> Tablebases<'a> {
         }
     }
 
-    /// Whether any table is loaded.
-    pub(crate) fn loaded(&self) -> bool {
-        self.tb.is_some()
+    /// Whether the movement sector where the placing phase of `pos` ends without a
+    /// capture is loaded, in both orientations: without it, a search for the value
+    /// to the end of the placing phase ends its lines in heuristic leaves and proves
+    /// nothing, however long it runs.
+    pub(crate) fn reaches_movement(&self, pos: &Position) -> bool {
+        let movement = &self.movement[variant_index(pos.variant())];
+        let total = |c| pos.pieces(c).count() as usize + usize::from(pos.hand(c));
+        let (w, b) = (total(Color::White), total(Color::Black));
+        let loaded = |us: usize, them: usize| {
+            movement
+                .get(us)
+                .and_then(|row| row.get(them))
+                .is_some_and(Option::is_some)
+        };
+        loaded(w, b) && loaded(b, w)
     }
 
     /// The exact score of a position at `ply` plies from the root, if a loaded sector

@@ -252,18 +252,17 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
     let tables = ctx.tables()?;
     let mut searcher =
         Searcher::new(Some(&tables), ctx.hash_mb).map_err(|e| ApiError::internal(e.to_string()))?;
-    // Each search (every move's, then the position's) gets an equal share of the time,
-    // so the request as a whole stays within it.
-    let searches = pos.legal_moves().len() as u32 + 1;
+    // One budget for the request, spent over every move (deepened together).
     let limits = Limits {
-        time: Some(time / searches),
+        time: Some(time),
+        start: Some(clock),
         ..Limits::default()
     };
     let history = history(&game);
     let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
-    let moves = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
-    let root = searcher.search(&pos, limits, &history).map_err(failed)?;
-    let nodes: u64 = moves.iter().map(|a| a.result.stats.nodes).sum::<u64>() + root.stats.nodes;
+    let analysis = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
+    let (root, moves) = (&analysis.root, &analysis.moves);
+    let nodes = root.stats.nodes;
     doc["value"] = value_json(root.value, root.score, root.provenance);
     doc["line"] = root.pv.iter().map(ToString::to_string).collect();
     doc["moves"] = moves.iter().map(|a| move_json(&pos, a)).collect();
@@ -271,6 +270,7 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
         "time_limit_s": time.as_secs_f64(),
         "time_ms": clock.elapsed().as_millis() as u64,
         "nodes": nodes,
+        "depth": root.depth,
     });
     Ok(doc)
 }
@@ -367,6 +367,7 @@ fn move_json(pos: &Position, a: &MoveAnalysis) -> Json {
         "position": child.to_string(),
         "value": value_json(a.result.value, a.result.score, a.result.provenance),
         "result": result_for_mover(&a.result),
+        "depth": a.result.depth,
     })
 }
 
