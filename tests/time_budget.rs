@@ -3,6 +3,7 @@
 //! compared with searches run in the same test, never with fixed timings.
 
 mod common;
+mod serve_util;
 
 use common::{ok, refused};
 use std::sync::OnceLock;
@@ -14,6 +15,14 @@ use tempfile::TempDir;
 const MIDGAME: &str = "WW./.B./W.B/BW..BW/.../.../... w 0 0";
 /// The empty board of the Standard game.
 const EMPTY: &str = ".../.../.../....../.../.../... w 9 9";
+
+/// Held by each test that compares depths reached in given times: they run one at a
+/// time, so that none slows another down.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The whole 4-a-side game (movement and placement), generated once per process.
 fn four() -> &'static str {
@@ -70,6 +79,7 @@ fn solved_depth(args: &[&str]) -> u64 {
 /// search of the position it leads to reaches in half its share of the time.
 #[test]
 fn analyze_spends_the_budget_over_every_move() {
+    let _alone = alone();
     let time = 2.0;
     let moves = analyze_depths(MIDGAME, "2");
     assert_eq!(moves.len(), 11, "{moves:?}");
@@ -104,6 +114,7 @@ fn analyze_spends_the_budget_over_every_move() {
 /// the shallowest of a 1-second one.
 #[test]
 fn more_time_analyzes_deeper() {
+    let _alone = alone();
     let short = analyze_depths(MIDGAME, "1");
     let long = analyze_depths(MIDGAME, "4");
     let shallowest = short.iter().map(|m| m.1).min().expect("moves");
@@ -119,6 +130,7 @@ fn more_time_analyzes_deeper() {
 /// gets in a quarter of it.
 #[test]
 fn solve_in_the_placing_phase_keeps_deepening_to_the_deadline() {
+    let _alone = alone();
     let tb = four();
     let quarter = 1.0;
     let mut reached = 0;
@@ -143,6 +155,7 @@ fn solve_in_the_placing_phase_keeps_deepening_to_the_deadline() {
 /// The same in `analyze`: its moves deepen to the deadline from the empty board.
 #[test]
 fn analyze_in_the_placing_phase_deepens_every_move() {
+    let _alone = alone();
     let moves = analyze_depths(EMPTY, "2");
     assert_eq!(moves.len(), 24);
     let shallowest = moves.iter().map(|m| m.1).min().expect("moves");
@@ -157,4 +170,41 @@ fn absurd_time_limits_are_refused_readably() {
         assert!(err.contains(&format!("--time {shown} ")), "{time}: {err}");
         assert!(err.len() < 200, "{time}: {err}");
     }
+}
+
+/// The JSON API spends its `time` over every move as `analyze` does: it uses the
+/// budget (not a share of it a move), and its moves reach the depths of `analyze`.
+#[test]
+fn the_api_spends_its_time_over_every_move() {
+    let _alone = alone();
+    let server = serve_util::Server::start(std::path::Path::new(four()), &[]);
+    let path = format!("/api/position?fen={}&time=2", serve_util::enc(MIDGAME));
+    let doc = server.json(&path);
+    let spent = doc["search"]["time_ms"].as_u64().expect("time_ms");
+    assert!(
+        spent >= 1000,
+        "a 2 s budget, {spent} ms searched: {}",
+        doc["search"]
+    );
+    let moves = doc["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 11);
+    let api = moves
+        .iter()
+        .map(|m| {
+            m["depth"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("no depth: {m}"))
+        })
+        .min()
+        .expect("moves");
+    let cli = analyze_depths(MIDGAME, "2")
+        .iter()
+        .map(|m| m.1)
+        .min()
+        .expect("moves");
+    assert!(
+        api + 1 >= cli,
+        "API depth {api}, analyze --time 2 depth {cli}"
+    );
+    assert_eq!(doc["search"]["depth"].as_u64(), Some(api + 1));
 }
