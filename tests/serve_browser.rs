@@ -5,7 +5,10 @@
 //! Back, forward, a reloaded URL, the variant switch and the paste box are checked
 //! too. Screenshots go to `target/tmp/serve-screenshots/` (printed).
 //!
-//! Without Chromium this test fails, saying what to install: it never skips.
+//! These tests are ignored by a plain `cargo test`, which must pass on a machine
+//! without a browser; `.ci/run` installs Chromium and runs them always, with
+//! `cargo test --release --test serve_browser -- --ignored`. Run so without Chromium,
+//! they fail, saying what to install: they never skip.
 
 mod serve_util;
 
@@ -249,6 +252,7 @@ fn screenshots() -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
 fn a_game_played_by_clicking_shows_what_the_api_says() {
     let server = Server::start(serve_util::tables4(), &[]);
     let shots = screenshots();
@@ -385,6 +389,7 @@ fn a_game_played_by_clicking_shows_what_the_api_says() {
 }
 
 #[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
 fn the_page_fits_a_phone_and_estimates_without_tables() {
     let empty = tempfile::tempdir().expect("a temporary directory");
     let server = Server::start(empty.path(), &["--time", "0.3"]);
