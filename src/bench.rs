@@ -18,8 +18,9 @@ const POSITIONS: [(&str, Variant); 10] = [
     (".../.BW/W../W....W/.BB/.../... w 0 0", Variant::NoFlying),
 ];
 
-/// Search a fixed list of positions to a fixed depth on one thread, without
-/// tablebases, and print nodes, time and nodes per second. The node count is
+/// Search a fixed list of positions on one thread: nodes, time and nodes per second.
+///
+/// The search runs to a fixed depth, without tablebases. The node count is
 /// deterministic for a given binary (each position gets a fresh table, the move order
 /// is static): it is the bench signature recorded in README. The default depth makes
 /// the run last 1-3 s on one core of a current machine.
