@@ -35,10 +35,7 @@ pub struct Args {
 /// # Errors
 /// The directory cannot be read or locked, or some file was not converted.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let dir = args
-        .dir
-        .clone()
-        .unwrap_or_else(morris_tablebase::tablebase::default_dir);
+    let dir = args.dir.clone().unwrap_or_else(crate::tb::default_dir);
     let (mut converted, mut current, mut failed) = (0u64, 0u64, 0u64);
     let (mut before, mut after) = (0u64, 0u64);
     let start = Instant::now();

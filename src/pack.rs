@@ -38,8 +38,10 @@ impl Kinds {
 position's value and the moves keeping it need) and NAME.dtm (the full value with its distance),\n\
 both in independently compressed blocks with a checksum each. Every command reads them through\n\
 --tb, alone or mixed with raw files; a sector with only its .wdl file answers values without\n\
-distances. Packing resumes: files already in --out are kept (each is written under a temporary\n\
-name and renamed when complete).\n\n\
+distances. Packing resumes: a file already in --out is kept when it was packed from the same\n\
+raw file and every block of it checks; a damaged one, or one packed from another raw file or by\n\
+an older morris, is packed again (each is written under a temporary name and renamed when\n\
+complete).\n\n\
 With --estimate N nothing is written: every N-th block is compressed and the sizes of the whole\n\
 files are extrapolated from them.\n\n\
 Examples:\n  morris pack --tb tablebases --out compact\n  \
@@ -121,12 +123,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         raw_bytes += file.header().file_len();
         for (k, &kind) in kinds.iter().enumerate() {
             let path = out.join(compact_name(variant, sector, kind));
-            // A file with the final name is complete (written under a temporary name);
-            // its header says whether it is the file wanted.
-            if let Ok(done) = CompactFile::open(&path, (variant, sector, kind), Arc::default()) {
-                written[k] += done.header().file_len();
-                kept += 1;
-                continue;
+            match kept_file(&path, (variant, sector, kind), file) {
+                Ok(Some(bytes)) => {
+                    written[k] += bytes;
+                    kept += 1;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(why) => outln!(
+                    "{variant} {sector} {}: {why}; packing it again",
+                    kind.extension()
+                ),
             }
             let t = Instant::now();
             let packed = pack_sector(file, &out, kind, args.level.unwrap_or(default_level(kind)))?;
@@ -156,6 +163,44 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     outln!("packed in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Whether the compact file at `path` may be kept when packing resumes: its length
+/// when it was packed from `raw` (by the raw file's checksum in its header) and every
+/// block and count of it checks; `None` when there is none.
+///
+/// # Errors
+/// Why it is packed again.
+fn kept_file(
+    path: &std::path::Path,
+    id: morris_tablebase::compact::CompactId,
+    raw: &morris_tablebase::SectorFile,
+) -> Result<Option<u64>, String> {
+    // A file with the final name was complete when written (under a temporary name);
+    // its header says whether it is the file wanted, and its blocks whether it still is.
+    let done = match CompactFile::open(path, id, Arc::default()) {
+        Ok(done) => done,
+        Err(e) if e.problem.is_missing() => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    match done.header().source {
+        None => {
+            return Err(format!(
+                "{}: packed by an older morris, which did not record the raw file it came from",
+                path.display()
+            ))
+        }
+        Some(sum) if sum != raw.header().checksum => {
+            return Err(format!(
+                "{}: packed from another raw file than {}",
+                path.display(),
+                raw.path().display()
+            ))
+        }
+        Some(_) => {}
+    }
+    done.check().map_err(|e| e.to_string())?;
+    Ok(Some(done.header().file_len()))
 }
 
 /// Print the estimated sizes.
@@ -207,55 +252,4 @@ fn estimate(
         );
     }
     Ok(())
-}
-
-/// Check every compact file of `dir` of these variants (every block against its
-/// checksum, every value against the header's counts), and with `against`, every
-/// value against the raw file of the same sector there. Prints a line a file.
-///
-/// Returns the numbers of good and bad files.
-///
-/// # Errors
-/// A directory that cannot be read.
-pub fn verify_compact(
-    dir: &std::path::Path,
-    variants: &[morris_engine::Variant],
-    against: Option<&std::path::Path>,
-) -> anyhow::Result<(u64, u64)> {
-    let (mut good, mut bad) = (0u64, 0u64);
-    for (variant, sector, kind, file) in morris_tablebase::Tablebase::scan_compact(dir)? {
-        if !variants.contains(&variant) {
-            continue;
-        }
-        let what = format!("{variant} {sector} {}", kind.extension());
-        let checked = file.and_then(|f| f.check().map(|()| f));
-        let compared = match (checked, against) {
-            (Err(e), _) => Err(e.to_string()),
-            (Ok(f), None) => Ok(format!("checksums ok ({} positions)", f.header().entries)),
-            (Ok(f), Some(raw_dir)) => {
-                let path = raw_dir.join(morris_tablebase::file::file_name(variant, sector));
-                match morris_tablebase::SectorFile::open(&path, variant, sector)
-                    .and_then(|raw| f.compare(&raw))
-                {
-                    Ok(()) => Ok(format!(
-                        "checksums ok, all {} values agree with {}",
-                        f.header().entries,
-                        path.display()
-                    )),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
-        };
-        match compared {
-            Ok(line) => {
-                outln!("{what}: {line}");
-                good += 1;
-            }
-            Err(e) => {
-                outln!("{what}: BAD: {e}");
-                bad += 1;
-            }
-        }
-    }
-    Ok((good, bad))
 }

@@ -1,32 +1,114 @@
-//! Arguments and helpers shared by the tablebase commands.
+//! Arguments and helpers shared by the tablebase commands, and the environment they
+//! read: `MORRIS_TB_DIR` (the directory) and `MORRIS_TB_CACHE_MB` (the cache of
+//! compact blocks), read here and passed down, never by the library.
 
 use crate::args::VariantArg;
-use clap::{Args, ValueEnum};
+use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use morris_engine::Variant;
-use morris_tablebase::tablebase::Scanned;
+use morris_tablebase::compact::DEFAULT_CACHE_MB;
+use morris_tablebase::tablebase::{OpenOptions, Scanned, DEFAULT_DIR};
 use morris_tablebase::{FileError, Tablebase};
+use std::ffi::OsString;
 use std::path::PathBuf;
+
+/// Environment variable naming the tablebase directory used when `--tb` is not given.
+pub const DIR_ENV: &str = "MORRIS_TB_DIR";
+
+/// Environment variable setting the size of the cache of decompressed compact blocks,
+/// in MiB.
+pub const CACHE_ENV: &str = "MORRIS_TB_CACHE_MB";
+
+/// The sizes [`CACHE_ENV`] may set, in MiB: from one MiB to one TiB.
+pub const CACHE_MB: std::ops::RangeInclusive<usize> = 1..=1 << 20;
+
+/// The tablebase directory when `--tb` is not given: `$MORRIS_TB_DIR`, or
+/// `./tablebases`.
+pub fn default_dir() -> PathBuf {
+    std::env::var_os(DIR_ENV).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
+}
+
+/// The cache size in bytes that a value of [`CACHE_ENV`] sets (`None`: not set).
+///
+/// # Errors
+/// A message naming the variable and its value, when the value is not a whole number
+/// of MiB in [`CACHE_MB`].
+pub fn cache_bytes(value: Option<OsString>) -> Result<usize, String> {
+    let Some(value) = value else {
+        return Ok(DEFAULT_CACHE_MB << 20);
+    };
+    value
+        .to_str()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|mb| CACHE_MB.contains(mb))
+        .and_then(|mb| mb.checked_mul(1 << 20))
+        .ok_or_else(|| {
+            format!(
+                "{CACHE_ENV}={value:?}: the cache size must be a whole number of MiB from {} to {}",
+                CACHE_MB.start(),
+                CACHE_MB.end()
+            )
+        })
+}
 
 /// Where the tablebases live, and how to read them.
 #[derive(Args, Debug, Clone)]
-pub struct TbDir {
+struct TbDirArgs {
     /// Tablebase directory [default: $MORRIS_TB_DIR, else ./tablebases].
     #[arg(long = "tb", value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    dir: Option<PathBuf>,
 
     /// Read each table into memory when first used instead of memory-mapping it:
     /// safe even if table files are rewritten in place while the command runs, but
     /// takes as much memory as the tables used.
     #[arg(long)]
+    no_mmap: bool,
+}
+
+/// Where the tablebases live, and how to read them: the arguments `--tb` and
+/// `--no-mmap`, and the cache size of [`CACHE_ENV`], checked when the arguments are
+/// (a bad value is bad input, like a bad argument).
+#[derive(Debug, Clone)]
+pub struct TbDir {
+    /// The directory given by `--tb`.
+    pub dir: Option<PathBuf>,
+    /// `--no-mmap`: read the files instead of mapping them.
     pub no_mmap: bool,
+    /// How the tablebase is opened.
+    options: OpenOptions,
+}
+
+impl FromArgMatches for TbDir {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<TbDir, clap::Error> {
+        let args = TbDirArgs::from_arg_matches(matches)?;
+        let cache_bytes = cache_bytes(std::env::var_os(CACHE_ENV))
+            .map_err(|message| clap::Error::raw(clap::error::ErrorKind::InvalidValue, message))?;
+        Ok(TbDir {
+            dir: args.dir,
+            no_mmap: args.no_mmap,
+            options: OpenOptions { cache_bytes },
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = TbDir::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for TbDir {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        TbDirArgs::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        TbDirArgs::augment_args_for_update(cmd)
+    }
 }
 
 impl TbDir {
     /// The directory to use.
     pub fn path(&self) -> PathBuf {
-        self.dir
-            .clone()
-            .unwrap_or_else(morris_tablebase::tablebase::default_dir)
+        self.dir.clone().unwrap_or_else(default_dir)
     }
 
     /// Open the tablebase, mapped unless `--no-mmap`.
@@ -35,14 +117,14 @@ impl TbDir {
     /// The first bad file, named.
     pub fn open(&self) -> Result<Tablebase, FileError> {
         if self.no_mmap {
-            Tablebase::open(&self.path())
+            Tablebase::open_with(&self.path(), self.options)
         } else {
             // SAFETY: mapping needs the promise that nobody rewrites a table file in
             // place while this process runs. It is this program's documented condition
             // of use (README, docs/TABLEBASES.md "Using the files safely"): tables are
             // replaced by renaming a new file over the old one, which `morris generate`
             // itself always does; whoever cannot promise it passes --no-mmap.
-            unsafe { Tablebase::open_mapped(&self.path()) }
+            unsafe { Tablebase::open_mapped_with(&self.path(), self.options) }
         }
     }
 

@@ -1,12 +1,23 @@
-//! `morris verify`: check tablebase files.
+//! `morris verify`: check tablebase files, raw and compact.
+//!
+//! Every file named is checked against its checksums; a compact file is compared with
+//! the raw file of its sector where the directory has one (and with `--against`, with
+//! the raw file of another directory). With `--full` every sector is recomputed from
+//! its successors, read from the raw file where there is one, else from the compact
+//! `.dtm` file, else from the `.wdl` file (results alone); a `.wdl` file beside a
+//! verified `.dtm` file is compared with it.
 
 use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_engine::Variant;
+use morris_tablebase::compact::{CompactFile, CompactTable, Kind};
+use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::verify::{verify_placement, verify_sector};
-use morris_tablebase::{SectorFile, SectorIndex};
-use std::collections::HashMap;
+use morris_tablebase::verify::{verify_placement, verify_sector, Mismatches, Stored, VerifyError};
+use morris_tablebase::{FileError, SectorFile, SectorIndex, Tablebase};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 use std::time::Instant;
 
 /// `n` things, with the plural for any `n` but one.
@@ -23,6 +34,10 @@ fn plural(n: u64, thing: &str) -> String {
 #[command(
     after_help = "With --full every stored value is recomputed from the values of its successors by\n\
 the engine's move generator, a code path separate from the generator's propagation.\n\n\
+Compact files (.wdl, .dtm) are checked like raw ones: each against the raw file of its sector in\n\
+the same directory, if any; with --full, a sector without a raw file is recomputed from its .dtm\n\
+file, else from its .wdl file (win, draw or loss only: without distances this cannot prove a\n\
+result where positions repeat, and the summary says so).\n\n\
 A full check of every sector takes hours; --sector splits it into parts (run them one by one\n\
 to resume an interrupted check). Each sector's time and rate is printed.\n\n\
 Examples:\n  morris verify\n  morris verify --full --tb /data/tb\n  \
@@ -49,7 +64,7 @@ pub struct Args {
     sector: Vec<SectorId>,
 
     /// Compare every value of the compact files (.wdl, .dtm) with the raw files of
-    /// this directory.
+    /// this directory (a compact file without one there is a failure).
     #[arg(long, value_name = "RAW_DIR")]
     against: Option<std::path::PathBuf>,
 }
@@ -68,26 +83,232 @@ fn reads(sector: SectorId) -> Vec<SectorId> {
     }
 }
 
+/// What the compact files of a run compared with `--against`.
+#[derive(Default)]
+struct Against {
+    /// Compact files compared with a raw file.
+    compared: u64,
+    /// Compact files without a raw file to compare with.
+    missing: u64,
+}
+
+/// Check one compact file: its blocks and counts, or, where `raw` (the raw file of its
+/// sector in the same directory) is good, every value against it; with `against`, every
+/// value against the raw file of that directory. The line to print when it is good.
+fn check_compact(
+    file: &CompactFile,
+    raw: Option<&SectorFile>,
+    against: Option<&Path>,
+    tally: &mut Against,
+) -> Result<String, FileError> {
+    let (variant, sector) = (file.header().variant, file.header().sector);
+    let entries = file.header().entries;
+    let mut line = match raw {
+        Some(raw) => {
+            file.compare(raw)?;
+            format!(
+                "checksums ok, all {entries} values agree with {}",
+                raw.path().display()
+            )
+        }
+        None => {
+            file.check()?;
+            format!("checksums ok ({entries} positions)")
+        }
+    };
+    if let Some(raw_dir) = against {
+        let path = raw_dir.join(file_name(variant, sector));
+        match SectorFile::open(&path, variant, sector) {
+            Err(e) if e.problem.is_missing() => {
+                tally.missing += 1;
+                line = format!("{line}, NOT COMPARED: no raw file {}", path.display());
+            }
+            Err(e) => return Err(e),
+            Ok(theirs) => {
+                file.compare(&theirs)?;
+                tally.compared += 1;
+                line = format!(
+                    "checksums ok, all {entries} values agree with {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    Ok(line)
+}
+
+/// Where the values of a sector are read from for a full check.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Raw(&'a SectorFile),
+    Compact(&'a CompactFile),
+}
+
+impl<'a> Source<'a> {
+    /// The sector's codes as a raw file stores them (a `.wdl` file's with stand-in
+    /// distances), checked.
+    fn codes(self) -> Result<Cow<'a, [u8]>, FileError> {
+        match self {
+            Source::Raw(f) => f.entries().map(Cow::Borrowed),
+            Source::Compact(f) => f.raw_codes().map(Cow::Owned),
+        }
+    }
+
+    /// What the codes hold.
+    fn stored(self) -> Stored {
+        match self {
+            Source::Compact(f) if f.header().kind == Kind::Wdl => Stored::ResultsOnly,
+            _ => Stored::Values,
+        }
+    }
+
+    /// How the file is named on an output line after the sector: nothing for a raw
+    /// file, its extension for a compact one.
+    fn label(self) -> String {
+        match self {
+            Source::Raw(_) => String::new(),
+            Source::Compact(f) => format!(" {}", f.header().kind.extension()),
+        }
+    }
+}
+
+/// The good files of a run, by variant and sector.
+struct Good {
+    raw: HashMap<(Variant, SectorId), SectorFile>,
+    compact: BTreeMap<(Variant, SectorId), CompactTable>,
+}
+
+impl Good {
+    /// The file a sector's values are best read from: the raw file, else the `.dtm`
+    /// file, else the `.wdl` file.
+    fn source(&self, variant: Variant, sector: SectorId) -> Option<Source<'_>> {
+        if let Some(f) = self.raw.get(&(variant, sector)) {
+            return Some(Source::Raw(f));
+        }
+        self.compact
+            .get(&(variant, sector))
+            .and_then(CompactTable::answering)
+            .map(Source::Compact)
+    }
+
+    /// Recompute the values of `sector` held by `own` from its successors, read from
+    /// the best file of each sector they lie in.
+    fn check_values(
+        &self,
+        variant: Variant,
+        sector: SectorId,
+        own: Source<'_>,
+        bar: &ProgressBar,
+    ) -> Result<Mismatches, VerifyError> {
+        // A sector whose file cannot be read is left out: the check names it missing.
+        let codes: HashMap<SectorId, Cow<'_, [u8]>> = reads(sector)
+            .into_iter()
+            .filter_map(|s| {
+                let source = if s == sector {
+                    Some(own)
+                } else {
+                    self.source(variant, s)
+                };
+                Some((s, source?.codes().ok()?))
+            })
+            .collect();
+        let entries = |s: SectorId| codes.get(&s).map(|c| &c[..]);
+        let lookup = |s| entries(SectorId::Movement(s));
+        let progress = |n| bar.inc(n);
+        match sector {
+            SectorId::Movement(m) => verify_sector(variant, m, &lookup, own.stored(), &progress),
+            SectorId::Placement(p) => {
+                verify_placement(variant, p, &entries, own.stored(), &progress)
+            }
+        }
+    }
+}
+
+/// What the full check of a run found.
+#[derive(Default)]
+struct Full {
+    /// Sectors whose values (with distances) were recomputed.
+    values: u64,
+    /// Sectors whose results alone were recomputed (no file with distances).
+    results_only: u64,
+    /// Values that disagree with their successors.
+    mismatches: u64,
+    /// Files found bad or that could not be checked.
+    bad: u64,
+}
+
+/// Recompute the values of `sector` from `own`, printing the outcome.
+fn full_check(
+    good: &Good,
+    variant: Variant,
+    sector: SectorId,
+    own: Source<'_>,
+    full: &mut Full,
+) -> bool {
+    let (us, them) = sector.board();
+    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    let what = format!("{variant} {sector}{}", own.label());
+    let bar = ProgressBar::new(size).with_message(what.clone());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:20} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let result = good.check_values(variant, sector, own, &bar);
+    bar.finish_and_clear();
+    let m = match result {
+        Ok(m) => m,
+        Err(e) => {
+            outln!("{what}: cannot check values: {e}");
+            full.bad += 1;
+            return false;
+        }
+    };
+    match own.stored() {
+        Stored::Values => full.values += 1,
+        Stored::ResultsOnly => full.results_only += 1,
+    }
+    full.mismatches += m.count;
+    let secs = start.elapsed().as_secs_f64();
+    let rate = size as f64 / secs.max(1e-9) / 1e6;
+    match (m.example, own.stored()) {
+        (None, Stored::Values) => outln!(
+            "{what}: all {size} values agree with their successors ({secs:.1} s, {rate:.2} M positions/s)"
+        ),
+        (None, Stored::ResultsOnly) => outln!(
+            "{what}: win, draw or loss of all {size} positions agree with their successors' ({secs:.1} s, {rate:.2} M positions/s)"
+        ),
+        (Some((i, stored, computed)), _) => outln!(
+            "{what}: {} MISMATCHES, e.g. index {i}: stored {stored}, successors give {computed}",
+            m.count
+        ),
+    }
+    m.count == 0
+}
+
 /// Run the command; any bad file or mismatch is a failure (exit status 1).
 ///
 /// # Errors
-/// The number of bad files and mismatches.
+/// The number of bad files and mismatches; with `--against`, nothing to compare.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::tb::start_threads(None)?;
     let dir = args.tb.path();
     let mut bad = 0u64;
-    let mut files = HashMap::new();
     let scanned = args.tb.scan()?;
-    let (compact, compact_bad) =
-        crate::pack::verify_compact(&dir, &args.variant.list(), args.against.as_deref())?;
-    bad += compact_bad;
-    if scanned.is_empty() && compact + compact_bad == 0 {
+    let scanned_compact = Tablebase::scan_compact(&dir)?;
+    if scanned.is_empty() && scanned_compact.is_empty() {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
     let variants = args.variant.list();
     // With --sector, only the files those sectors' check reads.
     let needed =
         |s: SectorId| args.sector.is_empty() || args.sector.iter().any(|&t| reads(t).contains(&s));
+    let mut good = Good {
+        raw: HashMap::new(),
+        compact: BTreeMap::new(),
+    };
     for (variant, sector, file) in scanned {
         if !variants.contains(&variant) || !needed(sector) {
             continue;
@@ -98,7 +319,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     "{variant} {sector}: checksum ok ({} positions)",
                     f.header().entries
                 );
-                files.insert((variant, sector), f);
+                good.raw.insert((variant, sector), f);
             }
             Err(e) => {
                 outln!("{variant} {sector}: BAD: {e}");
@@ -106,22 +327,57 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    if files.is_empty() && compact == 0 && bad == 0 && args.sector.is_empty() {
+    let (mut compact_files, mut tally) = (0u64, Against::default());
+    for (variant, sector, kind, file) in scanned_compact {
+        if !variants.contains(&variant) || !needed(sector) {
+            continue;
+        }
+        compact_files += 1;
+        let what = format!("{variant} {sector} {}", kind.extension());
+        let raw = good.raw.get(&(variant, sector));
+        let checked = file.and_then(|f| {
+            check_compact(&f, raw, args.against.as_deref(), &mut tally).map(|line| (f, line))
+        });
+        match checked {
+            Ok((f, line)) => {
+                outln!("{what}: {line}");
+                let table = good.compact.entry((variant, sector)).or_default();
+                match kind {
+                    Kind::Wdl => table.wdl = Some(f),
+                    Kind::Dtm => table.dtm = Some(f),
+                }
+            }
+            Err(e) => {
+                outln!("{what}: BAD: {e}");
+                bad += 1;
+            }
+        }
+    }
+    let files = good.raw.len() as u64
+        + good
+            .compact
+            .values()
+            .map(|t| t.files().count() as u64)
+            .sum::<u64>();
+    if files == 0 && bad == 0 && args.sector.is_empty() {
         anyhow::bail!(
             "no {} tablebase files in {}",
             args.variant.name(),
             dir.display()
         );
     }
-    let (mut mismatches, mut verified) = (0u64, 0u64);
+    let mut full = Full::default();
     if args.full {
         // Movement sectors first, then placement sectors.
-        let mut keys: Vec<(Variant, SectorId)> = files
+        let mut keys: Vec<(Variant, SectorId)> = good
+            .raw
             .keys()
+            .chain(good.compact.keys())
             .copied()
             .filter(|(_, s)| args.sector.is_empty() || args.sector.contains(s))
             .collect();
         keys.sort();
+        keys.dedup();
         for s in &args.sector {
             if !keys.iter().any(|k| k.1 == *s) {
                 outln!("sector {s}: no good file to check");
@@ -129,65 +385,93 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
         for (variant, sector) in keys {
-            let (us, them) = sector.board();
-            let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
-            let bar = ProgressBar::new(size).with_message(format!("{variant} {sector}"));
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{msg:20} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            // Every file in `files` passed its checksum above.
-            let entries = |s| {
-                files
-                    .get(&(variant, s))
-                    .and_then(|f: &SectorFile| f.entries().ok())
+            let Some(own) = good.source(variant, sector) else {
+                continue;
             };
-            let lookup = |s| entries(SectorId::Movement(s));
-            let start = Instant::now();
-            let result = match sector {
-                SectorId::Movement(m) => verify_sector(variant, m, &lookup, &|n| bar.inc(n)),
-                SectorId::Placement(p) => verify_placement(variant, p, &entries, &|n| bar.inc(n)),
+            let agrees = full_check(&good, variant, sector, own, &mut full);
+            // A raw file's sector: its compact files were compared with it above. A
+            // `.dtm` file's: its `.wdl` file is compared with it when it was right,
+            // else recomputed on its own.
+            let table = good.compact.get(&(variant, sector));
+            let (Source::Compact(dtm), Some(wdl)) = (own, table.and_then(|t| t.wdl.as_ref()))
+            else {
+                continue;
             };
-            match result {
-                Ok(m) => {
-                    bar.finish_and_clear();
-                    verified += 1;
-                    mismatches += m.count;
-                    let secs = start.elapsed().as_secs_f64();
-                    match m.example {
-                        None => outln!(
-                            "{variant} {sector}: all {size} values agree with their successors ({secs:.1} s, {:.2} M positions/s)",
-                            size as f64 / secs.max(1e-9) / 1e6
-                        ),
-                        Some((i, stored, computed)) => outln!(
-                            "{variant} {sector}: {} MISMATCHES, e.g. index {i}: stored {stored}, successors give {computed}",
-                            m.count
-                        ),
+            if dtm.header().kind != Kind::Dtm {
+                continue;
+            }
+            let what = format!("{variant} {sector} wdl");
+            if agrees {
+                match wdl.compare_with(dtm) {
+                    Ok(()) => outln!(
+                        "{what}: all {} values agree with {}",
+                        wdl.header().entries,
+                        dtm.path().display()
+                    ),
+                    Err(e) => {
+                        outln!("{what}: BAD: {e}");
+                        bad += 1;
                     }
                 }
-                Err(e) => {
-                    bar.finish_and_clear();
-                    outln!("{variant} {sector}: cannot check values: {e}");
-                    bad += 1;
-                }
+            } else {
+                full_check(&good, variant, sector, Source::Compact(wdl), &mut full);
             }
         }
     }
-    if bad > 0 || mismatches > 0 {
-        anyhow::bail!("{bad} bad or uncheckable files, {mismatches} mismatched values");
-    }
-    if !args.full {
-        outln!("all {} files ok", files.len() as u64 + compact);
-    } else if args.sector.is_empty() {
-        outln!("all {} files ok, every value verified", files.len());
-    } else {
-        outln!(
-            "all {} files ok, every value of {} verified",
-            files.len(),
-            plural(verified, "sector")
+    bad += full.bad;
+    if bad > 0 || full.mismatches > 0 {
+        anyhow::bail!(
+            "{bad} bad or uncheckable files, {} mismatched values",
+            full.mismatches
         );
     }
+    if let Some(raw_dir) = &args.against {
+        if compact_files == 0 {
+            anyhow::bail!(
+                "no compact files in {} to compare with {}",
+                dir.display(),
+                raw_dir.display()
+            );
+        }
+        if tally.compared == 0 {
+            anyhow::bail!(
+                "nothing to compare: no raw file in {} matches a compact file of {}",
+                raw_dir.display(),
+                dir.display()
+            );
+        }
+        if tally.missing > 0 {
+            anyhow::bail!(
+                "{} not compared: no raw file in {} for them",
+                plural(tally.missing, "compact file"),
+                raw_dir.display()
+            );
+        }
+    }
+    outln!("{}", summary(args, files, &full));
     Ok(())
+}
+
+/// The last line of a run that found nothing wrong.
+fn summary(args: &Args, files: u64, full: &Full) -> String {
+    if !args.full {
+        return format!("all {files} files ok");
+    }
+    let verified = if args.sector.is_empty() && full.results_only == 0 {
+        ", every value verified".to_string()
+    } else if full.values > 0 {
+        format!(
+            ", every value of {} verified",
+            plural(full.values, "sector")
+        )
+    } else {
+        String::new()
+    };
+    if full.results_only == 0 {
+        return format!("all {files} files ok{verified}");
+    }
+    format!(
+        "all {files} files ok{verified}; {} with no distances (a .wdl file alone): their win, draw or loss agree with their successors', which cannot rule out a wrong labelling where positions repeat",
+        plural(full.results_only, "sector")
+    )
 }

@@ -343,6 +343,165 @@ fn pack_resumes() {
     assert!(v.status.success(), "{}", text(&v));
 }
 
+/// `pack` resumes only from good files of the same raw files: a damaged file, one packed
+/// from other values, and one of format version 1 (which did not record the raw file it
+/// came from) are each said to be packed again, and come out as a fresh pack does.
+#[test]
+fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
+    use xxhash_rust::xxh3::xxh3_64;
+    let (raw, compact) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for entry in std::fs::read_dir(compact).expect("readable") {
+        let entry = entry.expect("an entry");
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copied");
+    }
+    let at = |variant, sector: &str, kind| {
+        let sector = SectorId::Movement(sector.parse().expect("a sector"));
+        dir.path().join(compact_name(variant, sector, kind))
+    };
+    // A flipped byte in the last block's data: the header and length are good.
+    let damaged = at(Variant::Standard, "4-4", Kind::Dtm);
+    let mut bytes = std::fs::read(&damaged).expect("read");
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x20;
+    std::fs::write(&damaged, &bytes).expect("written");
+    // Packed from a raw file with one value changed: every checksum and count agrees.
+    let foreign = at(Variant::Standard, "3-4", Kind::Wdl);
+    let sector = SectorId::Movement("3-4".parse().expect("a sector"));
+    let good = SectorFile::open(
+        &raw.join(file_name(Variant::Standard, sector)),
+        Variant::Standard,
+        sector,
+    )
+    .expect("opens");
+    let mut values = good.values().expect("intact");
+    let i = values
+        .iter()
+        .position(|&v| Value(v).wdl() == morris_tablebase::Wdl::Win)
+        .expect("a win");
+    values[i] = Value::loss(0).0;
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    morris_tablebase::file::write_sector(scratch.path(), Variant::Standard, sector, &values)
+        .expect("written");
+    let other = SectorFile::open(
+        &scratch.path().join(file_name(Variant::Standard, sector)),
+        Variant::Standard,
+        sector,
+    )
+    .expect("opens");
+    morris_tablebase::compact::pack_sector(&other, dir.path(), Kind::Wdl, 3).expect("packed");
+    // Format version 1: no raw file's checksum (bytes 80..88 zero), the header resealed.
+    let old = at(Variant::NoFlying, "3-3", Kind::Dtm);
+    let mut bytes = std::fs::read(&old).expect("read");
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    bytes[80..88].fill(0);
+    let sum = xxh3_64(&bytes[0..120]);
+    bytes[120..128].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&old, &bytes).expect("written");
+    // A file of version 1 still reads.
+    let tb = dir.path().to_str().expect("utf-8");
+    let probe = morris(&[
+        "probe",
+        "--variant",
+        "no-flying",
+        "--fen",
+        "WWW/.../.../BBB.../.../.../... w 0 0",
+        "--tb",
+        tb,
+    ]);
+    assert!(probe.status.success(), "{}", text(&probe));
+
+    let p = morris(&[
+        "pack",
+        "--tb",
+        raw.to_str().expect("utf-8"),
+        "--out",
+        tb,
+        "--level",
+        "3",
+    ]);
+    assert!(p.status.success(), "{}", text(&p));
+    let t = text(&p);
+    for line in [
+        format!(
+            "standard 4-4 dtm: {}: corrupt payload (checksum mismatch in entries",
+            damaged.display()
+        ),
+        format!(
+            "standard 3-4 wdl: {}: packed from another raw file than",
+            foreign.display()
+        ),
+        format!(
+            "no-flying 3-3 dtm: {}: packed by an older morris, which did not record the raw file it came from; packing it again",
+            old.display()
+        ),
+    ] {
+        assert!(t.contains(&line), "{line}\n{t}");
+    }
+    assert!(t.contains("293 files already in"), "{t}");
+    for path in [damaged, foreign, old] {
+        let name = path.file_name().expect("a name");
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            std::fs::read(compact.join(name)).expect("read"),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+/// `MORRIS_TB_CACHE_MB` is read by the command line: a whole number of MiB from 1 to
+/// 1048576 sets the cache; anything else is bad input that names the variable, never a
+/// silent default or a cache of nothing.
+#[test]
+fn the_cache_size_from_the_environment_is_checked() {
+    let dir = only(Kind::Dtm);
+    let probe = |value: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_morris"));
+        c.args([
+            "probe",
+            "--fen",
+            "W.W/.W./.../.B..../.../.../BBB w 0 0",
+            "--tb",
+            dir.path().to_str().expect("utf-8"),
+        ]);
+        match value {
+            Some(v) => c.env("MORRIS_TB_CACHE_MB", v),
+            None => c.env_remove("MORRIS_TB_CACHE_MB"),
+        };
+        c.output().expect("morris runs")
+    };
+    let plain = probe(None);
+    assert!(plain.status.success(), "{}", text(&plain));
+    for good in ["1", "64", "1048576"] {
+        let o = probe(Some(good));
+        assert!(o.status.success(), "{good}: {}", text(&o));
+        assert_eq!(o.stdout, plain.stdout, "{good}");
+    }
+    for bad in [
+        "",
+        "abc",
+        "0",
+        "-1",
+        "1.5",
+        " 64",
+        "64MB",
+        "1048577",
+        "17592186044416",
+        "18446744073709551616",
+    ] {
+        let o = probe(Some(bad));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
+        assert!(o.stdout.is_empty(), "{bad:?}: {}", text(&o));
+        assert!(
+            stderr.starts_with("error: MORRIS_TB_CACHE_MB=") && stderr.lines().count() == 1,
+            "{bad:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
 /// A sector with only its `.wdl` file gives the search no distance: the search goes on
 /// below its positions and finds the exact value, never a draw for a decided position.
 #[test]

@@ -855,6 +855,37 @@ fn old_files_are_refused_by_name_kept_and_converted_exactly() {
     );
 }
 
+/// A damaged payload of an old file is reported by `convert` as what it is, a checksum
+/// mismatch, whatever the damage makes of the values (here a movement value no byte
+/// can hold), and the file is kept.
+#[test]
+fn convert_reports_a_damaged_old_payload_as_a_checksum_mismatch() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    generate(dir.path(), &["--max-pieces", "3", "--variant", "no-flying"]);
+    let expected = contents(dir.path());
+    for (name, entries) in [
+        ("no-flying-3-3.tb", 169_626),
+        ("no-flying-2-2+1-1.tb", 4200),
+    ] {
+        let mut old = old_format(&expected[name]);
+        // The high byte of the last movement value, the last placement value.
+        *old.last_mut().expect("bytes") ^= 0x10;
+        std::fs::write(dir.path().join(name), &old).expect("written");
+        let (out, error) = fails(dir.path(), &["convert"]);
+        assert!(
+            out.contains(&format!(
+                "{name}: NOT CONVERTED: {}: corrupt payload (checksum mismatch in entries 0 to {})",
+                dir.path().join(name).display(),
+                entries - 1
+            )),
+            "{out}"
+        );
+        assert!(error.contains("1 file(s) not converted"), "{error}");
+        assert_eq!(std::fs::read(dir.path().join(name)).expect("kept"), old);
+        std::fs::write(dir.path().join(name), &expected[name]).expect("restored");
+    }
+}
+
 /// `stats --by-placements` sums the placement sectors by pieces in hand: every
 /// placement position counted once, the empty board of the game of three a side (a
 /// Standard win in 23, a No-flying draw) alone in its row.

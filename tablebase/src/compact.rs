@@ -17,12 +17,12 @@
 //! packing four positions a byte (0.87 against 0.92 bits a position in sector 8-8),
 //! since zstd's entropy stage already gives a three-letter alphabet its due.
 //!
-//! Format version 1, little-endian (`n` entries, `b = ceil(n / 2^k)` blocks):
+//! Format version 2, little-endian (`n` entries, `b = ceil(n / 2^k)` blocks):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISTZ` |
-//! | 8 | 4 | format version: 1 |
+//! | 8 | 4 | format version: 2 |
 //! | 12 | 1 | variant: 0 standard, 1 no-flying |
 //! | 13 | 1 | pieces of the side to move on the board |
 //! | 14 | 1 | pieces of the opponent on the board |
@@ -36,10 +36,16 @@
 //! | 63 | 1 | codec: 1 zstd |
 //! | 64 | 8 | length of the compressed data `d` |
 //! | 72 | 1 | the compression level used (for information) |
-//! | 73 | 47 | zero |
+//! | 73 | 7 | zero |
+//! | 80 | 8 | the checksum of the raw file packed (bytes 24..32 of its header) |
+//! | 88 | 32 | zero |
 //! | 120 | 8 | xxh3-64 of bytes 0..120 |
 //! | 128 | 16 b | per block: end offset of its data (from `128 + 16 b`), xxh3-64 of it |
 //! | 128 + 16 b | d | the compressed blocks, in order |
+//!
+//! Version 1 was the same without the raw file's checksum (bytes 73..120 zero): such
+//! files are read as they are; `morris pack` makes them again when it resumes, since
+//! nothing says which raw file they came from.
 //!
 //! Writing goes to `<name>.tmp`, synced, then renamed, as for raw files. Opening
 //! checks the name, the kind of file, the header and the length; the block index is
@@ -66,8 +72,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// Magic bytes at the start of every compact file.
 pub const MAGIC: [u8; 8] = *b"MORRISTZ";
-/// The format version written and read.
-pub const VERSION: u32 = 1;
+/// The format version written (version 1, without the raw file's checksum, is read too).
+pub const VERSION: u32 = 2;
+/// The format version before the raw file's checksum was stored.
+const VERSION_WITHOUT_SOURCE: u32 = 1;
 /// Bytes before the block index: a header as long as a raw file's, read by the same code.
 pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 /// The block sizes a file may have (log2 of its positions).
@@ -191,6 +199,9 @@ pub struct CompactHeader {
     pub level: u8,
     /// log2 of the positions of a block.
     pub block_log2: u8,
+    /// The checksum of the raw file it was packed from (its header's checksum of the
+    /// block checksums); `None` in a file of format version 1, which did not store it.
+    pub source: Option<u64>,
 }
 
 impl CompactHeader {
@@ -241,6 +252,10 @@ impl CompactHeader {
         h[63] = CODEC_ZSTD;
         h[64..72].copy_from_slice(&self.data_len.to_le_bytes());
         h[72] = self.level;
+        match self.source {
+            Some(sum) => h[80..88].copy_from_slice(&sum.to_le_bytes()),
+            None => h[8..12].copy_from_slice(&VERSION_WITHOUT_SOURCE.to_le_bytes()),
+        }
         let sum = xxh3_64(&h[0..120]);
         h[120..128].copy_from_slice(&sum.to_le_bytes());
         h
@@ -255,15 +270,21 @@ impl CompactHeader {
         if xxh3_64(&h[0..120]) != u64_at(120) {
             return Err(Problem::HeaderChecksum);
         }
-        if let Some(at) = h[73..120].iter().position(|&b| b != 0) {
-            return Err(Problem::Reserved(73 + at));
-        }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
-        if version != VERSION {
-            return Err(Problem::Version(version));
+        let source = match version {
+            VERSION => Some(u64_at(80)),
+            VERSION_WITHOUT_SOURCE => None,
+            _ => return Err(Problem::CompactVersion(version)),
+        };
+        let stored = if source.is_some() { 80..88 } else { 0..0 };
+        if let Some(at) = (73..120).find(|&i| h[i] != 0 && !stored.contains(&i)) {
+            return Err(Problem::Reserved(at));
         }
-        if h[15] != expected.2.code() || h[63] != CODEC_ZSTD {
+        if h[15] != expected.2.code() {
             return Err(Problem::Encoding(h[15]));
+        }
+        if h[63] != CODEC_ZSTD {
+            return Err(Problem::Codec(h[63]));
         }
         if !BLOCK_LOG2_RANGE.contains(&h[62]) {
             return Err(Problem::BlockSize(h[62]));
@@ -303,6 +324,7 @@ impl CompactHeader {
             data_len: u64_at(64),
             level: h[72],
             block_log2: h[62],
+            source,
         })
     }
 }
@@ -395,6 +417,7 @@ pub fn pack_sector(
             data_len: end,
             level: u8::try_from(level).unwrap_or(0),
             block_log2,
+            source: Some(header.checksum),
         };
         write_at(&file, &compact.encode(), 0)?;
         write_at(&file, &index, HEADER_LEN as u64)?;
@@ -506,18 +529,13 @@ impl Hasher for KeyHasher {
 /// other.
 const SHARDS: usize = 16;
 
-/// Environment variable setting the cache size in MiB.
-pub const CACHE_ENV: &str = "MORRIS_TB_CACHE_MB";
-/// The cache size in MiB when [`CACHE_ENV`] is not set.
+/// The cache size in MiB unless the caller chooses another
+/// ([`crate::tablebase::OpenOptions`]).
 pub const DEFAULT_CACHE_MB: usize = 512;
 
 impl Default for BlockCache {
     fn default() -> BlockCache {
-        let mb = std::env::var(CACHE_ENV)
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-            .unwrap_or(DEFAULT_CACHE_MB);
-        BlockCache::new(mb << 20)
+        BlockCache::new(DEFAULT_CACHE_MB << 20)
     }
 }
 
@@ -856,45 +874,120 @@ impl CompactFile {
     }
 
     /// Check every block against its checksum and length, and every code against
-    /// the header, and count the values against the header's counts.
+    /// the header, and count the values against the header's counts; the blocks are
+    /// checked on the threads of the current rayon pool.
     ///
     /// # Errors
-    /// A [`FileError`] naming the file and the first problem.
+    /// A [`FileError`] naming the file and a problem found (of a damaged block, any).
     pub fn check(&self) -> Result<(), FileError> {
-        let mut stats = SectorStats::default();
-        let mut counts = [0u64; 3];
-        self.for_each_block(|first, codes| {
-            for (i, &c) in codes.iter().enumerate() {
-                let v = self.decode(c).ok_or_else(|| {
-                    self.error(Problem::Implausible {
-                        index: first + i as u64,
-                        entries: self.header.entries,
-                    })
-                })?;
-                counts[usize::from(wdl_code(v.wdl()))] += 1;
-                if self.header.kind == Kind::Dtm {
-                    stats.add(v);
+        let stats = (0..self.header.blocks())
+            .into_par_iter()
+            .map(|b| {
+                let first = b * self.header.block();
+                let mut stats = SectorStats::default();
+                for (i, &c) in self.load_block(b)?.iter().enumerate() {
+                    stats.add(self.decode(c).ok_or_else(|| {
+                        self.error(Problem::Implausible {
+                            index: first + i as u64,
+                            entries: self.header.entries,
+                        })
+                    })?);
                 }
-            }
-            Ok(())
-        })?;
+                Ok(stats)
+            })
+            .try_reduce(SectorStats::default, |mut a, b| {
+                a.merge(&b);
+                Ok(a)
+            })?;
         let s = &self.header.stats;
+        // A `.wdl` file's values carry no distance to find its longest ones by.
         let longest_ok = self.header.kind == Kind::Wdl
             || (stats.longest_win, stats.longest_loss) == (s.longest_win, s.longest_loss);
-        if counts != [s.losses, s.draws, s.wins] || !longest_ok {
+        if (stats.wins, stats.draws, stats.losses) != (s.wins, s.draws, s.losses) || !longest_ok {
             return Err(self.error(Problem::Counts));
         }
         Ok(())
     }
 
-    /// Check every value against the raw file of the same sector: the full value
-    /// for a `.dtm` file, win, draw or loss for a `.wdl` file.
+    /// Every value as the code a raw file stores for it (encoding 2 of
+    /// [`crate::file`]), one byte a position in index order, every block checked
+    /// against its checksum and every code against the header, decompressed on the
+    /// threads of the current rayon pool; the cache is left alone. A `.dtm` file's codes
+    /// are its values; a `.wdl` file's stand for its results with a distance of 0 for
+    /// a loss and 1 for a win (a draw has none): what a position's result is computed
+    /// from, its successors' results, reads the same from them, but the distances are
+    /// not the position's.
     ///
     /// # Errors
-    /// A [`FileError`] naming this file and the first entry that differs
-    /// ([`Problem::Implausible`]), or naming the file that is damaged.
+    /// A [`FileError`] naming the file: the first damaged block, a code the header
+    /// rules out, or no memory for the codes.
+    pub fn raw_codes(&self) -> Result<Vec<u8>, FileError> {
+        let n = usize::try_from(self.header.entries)
+            .map_err(|_| self.error(Problem::Io(io::Error::other("sector too large"))))?;
+        let mut codes = Vec::new();
+        codes.try_reserve_exact(n).map_err(|_| {
+            self.error(Problem::Io(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                "cannot allocate memory to decode the file",
+            )))
+        })?;
+        codes.resize(n, 0);
+        let block = usize::try_from(self.header.block()).unwrap_or(usize::MAX);
+        codes
+            .par_chunks_mut(block)
+            .enumerate()
+            .try_for_each(|(b, out)| {
+                let first = (b * block) as u64;
+                let stored = self.load_block(b as u64)?;
+                for (i, (code, &c)) in out.iter_mut().zip(stored.iter()).enumerate() {
+                    let v = self.decode(c).ok_or_else(|| {
+                        self.error(Problem::Implausible {
+                            index: first + i as u64,
+                            entries: self.header.entries,
+                        })
+                    })?;
+                    *code = match self.header.kind {
+                        Kind::Dtm => c,
+                        Kind::Wdl => stand_in(v.wdl()),
+                    };
+                }
+                Ok(())
+            })?;
+        Ok(codes)
+    }
+
+    /// Check every value against the raw file of the same sector: the full value
+    /// for a `.dtm` file, win, draw or loss for a `.wdl` file; and the header's counts
+    /// and longest distances against the raw file's.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming this file: [`Problem::Differs`] for the first entry
+    /// that differs, [`Problem::CountsDiffer`] for the header, each naming the raw
+    /// file; or the error of whichever file is damaged.
     pub fn compare(&self, raw: &SectorFile) -> Result<(), FileError> {
-        let codes = raw.entries()?;
+        self.compare_codes(raw.path(), &raw.header().stats, raw.entries()?, true)
+    }
+
+    /// Check every value against another compact file of the same sector, as
+    /// [`CompactFile::compare`] does against a raw file: win, draw or loss when either
+    /// file is a `.wdl` file, the full value when both are `.dtm` files.
+    ///
+    /// # Errors
+    /// As [`CompactFile::compare`], naming `other` where it differs.
+    pub fn compare_with(&self, other: &CompactFile) -> Result<(), FileError> {
+        let full = other.header.kind == Kind::Dtm;
+        let codes = other.raw_codes()?;
+        self.compare_codes(other.path(), &other.header.stats, &codes, full)
+    }
+
+    /// Compare with the codes of `other` (encoding 2; with distances when `full`).
+    fn compare_codes(
+        &self,
+        other: &Path,
+        stats: &SectorStats,
+        codes: &[u8],
+        full: bool,
+    ) -> Result<(), FileError> {
         if codes.len() as u64 != self.header.entries {
             return Err(self.error(Problem::Entries {
                 sector: self.header.sector,
@@ -904,24 +997,42 @@ impl CompactFile {
         }
         // The counts and longest distances too: a `.wdl` file's longest win and loss
         // bound the scores a search gives its values, and nothing else checks them.
-        if self.header.stats != raw.header().stats {
-            return Err(self.error(Problem::Counts));
+        if self.header.stats != *stats {
+            return Err(self.error(Problem::CountsDiffer {
+                other: other.to_path_buf(),
+            }));
         }
+        // What is compared: the stored code, or its result alone.
+        let kind = if full { self.header.kind } else { Kind::Wdl };
+        let ours = |c: u8| match (self.header.kind, kind) {
+            (Kind::Dtm, Kind::Wdl) => Kind::Wdl.map(c),
+            _ => c,
+        };
         self.for_each_block(|first, block| {
             let start = usize::try_from(first).unwrap_or(usize::MAX);
             let theirs = &codes[start..start + block.len()];
             match block
                 .iter()
                 .zip(theirs)
-                .position(|(&ours, &raw)| ours != self.header.kind.map(raw))
+                .position(|(&c, &raw)| ours(c) != kind.map(raw))
             {
                 None => Ok(()),
-                Some(i) => Err(self.error(Problem::Implausible {
+                Some(i) => Err(self.error(Problem::Differs {
                     index: first + i as u64,
-                    entries: self.header.entries,
+                    other: other.to_path_buf(),
                 })),
             }
         })
+    }
+}
+
+/// The code of a raw file (encoding 2) that stands for a result without its distance
+/// in [`CompactFile::raw_codes`]: a loss in 0, a draw, a win in 1.
+fn stand_in(wdl: Wdl) -> u8 {
+    match wdl {
+        Wdl::Loss => 1,
+        Wdl::Draw => 0,
+        Wdl::Win => 2,
     }
 }
 
@@ -1148,6 +1259,108 @@ mod tests {
         let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Wdl), Arc::default())
             .expect_err("bad header");
         assert!(matches!(e.problem, Problem::HeaderChecksum), "{e}");
+    }
+
+    /// The codes in raw form: a `.dtm` file's as the raw file stores them, a `.wdl`
+    /// file's standing for the same results; and a file compared with another file of
+    /// its sector names that file where they differ.
+    #[test]
+    fn raw_codes_and_comparisons_between_compact_files() {
+        let (dir, raw, values) = packed_3_3();
+        let wdl = open(dir.path(), Kind::Wdl, 0);
+        let dtm = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(dtm.raw_codes().expect("good"), raw.entries().expect("good"));
+        let stand_ins = wdl.raw_codes().expect("good");
+        assert_eq!(stand_ins.len(), values.len());
+        for (&c, &v) in stand_ins.iter().zip(&values) {
+            assert_eq!(decode_byte(c).wdl(), Value(v).wdl());
+        }
+        wdl.compare_with(&dtm).expect("the same results");
+        dtm.compare_with(&wdl).expect("the same results");
+        dtm.compare_with(&dtm).expect("the same values");
+
+        // Packed from values with one win made longer: same counts, another value.
+        let other = tempfile::tempdir().expect("a temporary directory");
+        let three = Sector::new(3, 3).expect("a sector");
+        let mut changed = values.clone();
+        let i = changed.iter().position(|&v| v == 2).expect("a win in 1");
+        changed[i] = 4;
+        write_sector(other.path(), Variant::Standard, three, &changed).expect("written");
+        let path = other.path().join("standard-3-3.tb");
+        let changed_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        pack_sector(&changed_raw, other.path(), Kind::Dtm, 3).expect("packed");
+        let changed_dtm = open(other.path(), Kind::Dtm, 0);
+        let e = dtm.compare(&changed_raw).expect_err("differs");
+        assert!(
+            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && *other == path),
+            "{e}"
+        );
+        assert!(e
+            .to_string()
+            .contains(&format!("entry {i} differs from {}", path.display())));
+        let e = changed_dtm.compare_with(&dtm).expect_err("differs");
+        assert!(
+            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && other == dtm.path()),
+            "{e}"
+        );
+        // Results alone agree.
+        wdl.compare_with(&changed_dtm).expect("the same results");
+        // A win made a loss changes the counts: the header differs first.
+        let mut lost = values.clone();
+        lost[i] = 1;
+        write_sector(other.path(), Variant::Standard, three, &lost).expect("written");
+        let lost_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        let e = wdl.compare(&lost_raw).expect_err("differs");
+        assert!(matches!(e.problem, Problem::CountsDiffer { .. }), "{e}");
+    }
+
+    /// A file of format version 1 (no raw file's checksum) still reads, with no
+    /// source; a version to come and an unknown codec are refused as such.
+    #[test]
+    fn older_versions_read_and_unknown_ones_are_named() {
+        let (dir, raw, values) = packed_3_3();
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let path = dir.path().join("standard-3-3.dtm");
+        let current = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(current.header().source, Some(raw.header().checksum));
+        let good = fs::read(&path).expect("read");
+        let reseal = |bytes: &mut Vec<u8>| {
+            let sum = xxh3_64(&bytes[0..120]);
+            bytes[120..128].copy_from_slice(&sum.to_le_bytes());
+        };
+        let mut old = good.clone();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        old[80..88].fill(0);
+        reseal(&mut old);
+        fs::write(&path, &old).expect("written");
+        let f = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(f.header().source, None);
+        assert_eq!(f.value(7).expect("good"), Value(values[7]));
+        f.check().expect("good");
+        // Version 1 had no source: a byte there is a damaged header.
+        let mut odd = old.clone();
+        odd[81] = 1;
+        reseal(&mut odd);
+        fs::write(&path, &odd).expect("written");
+        let opened = |bytes: &[u8]| {
+            fs::write(&path, bytes).expect("written");
+            CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+        };
+        assert!(matches!(
+            opened(&odd).expect_err("bad").problem,
+            Problem::Reserved(81)
+        ));
+        let mut newer = good.clone();
+        newer[8..12].copy_from_slice(&3u32.to_le_bytes());
+        reseal(&mut newer);
+        let e = opened(&newer).expect_err("unknown");
+        assert!(matches!(e.problem, Problem::CompactVersion(3)), "{e}");
+        assert!(e.to_string().contains("compact format version 3"), "{e}");
+        let mut codec = good;
+        codec[63] = 9;
+        reseal(&mut codec);
+        let e = opened(&codec).expect_err("unknown");
+        assert!(matches!(e.problem, Problem::Codec(9)), "{e}");
     }
 
     #[test]

@@ -208,6 +208,27 @@ pub enum Problem {
     /// Converting an old file found counts different from its header's.
     #[error("corrupt: its values do not add up to the counts in its header")]
     Counts,
+    /// A compact file's header names a compression codec this code does not know.
+    #[error("compression codec {0}, which this program does not know")]
+    Codec(u8),
+    /// A compact file of a format version this code does not know.
+    #[error("compact format version {0}, this program reads versions 1 to {max}", max = crate::compact::VERSION)]
+    CompactVersion(u32),
+    /// A value differs from the one another file of the same sector holds.
+    #[error("entry {index} differs from {}", other.display())]
+    Differs {
+        /// The entry.
+        index: u64,
+        /// The file compared with.
+        other: PathBuf,
+    },
+    /// The counts and longest distances of the header differ from those of another
+    /// file of the same sector.
+    #[error("its counts of wins, draws and losses or its longest distances differ from those of {}", other.display())]
+    CountsDiffer {
+        /// The file compared with.
+        other: PathBuf,
+    },
 }
 
 impl Problem {
@@ -550,6 +571,9 @@ pub fn convert_file(
     let mut raw = vec![0u8; BLOCK * width];
     let hash = std::cell::RefCell::new(Xxh3::new());
     let mut index = 0u64;
+    // A value one byte cannot hold is judged after the payload's checksum: in a
+    // damaged payload it is the damage, reported as such.
+    let unencodable = std::cell::Cell::new(None::<(u64, Value)>);
     let fill = |codes: &mut [u8]| {
         let bytes = &mut raw[..codes.len() * width];
         input.read_exact(bytes)?;
@@ -559,11 +583,12 @@ pub fn convert_file(
         } else {
             for (code, pair) in codes.iter_mut().zip(bytes.chunks_exact(2)) {
                 let value = Value(u16::from_le_bytes([pair[0], pair[1]]));
-                *code = encode_byte(value).ok_or(Problem::Unencodable {
-                    index,
-                    value,
-                    encoding: ENCODING_DTM8,
-                })?;
+                *code = encode_byte(value).unwrap_or_else(|| {
+                    if unencodable.get().is_none() {
+                        unencodable.set(Some((index, value)));
+                    }
+                    0
+                });
                 index += 1;
             }
         }
@@ -575,6 +600,12 @@ pub fn convert_file(
             Err(Problem::Checksum {
                 first: 0,
                 last: old.entries.saturating_sub(1),
+            })
+        } else if let Some((index, value)) = unencodable.get() {
+            Err(Problem::Unencodable {
+                index,
+                value,
+                encoding: ENCODING_DTM8,
             })
         } else if new.stats != old.stats {
             Err(Problem::Counts)

@@ -15,9 +15,12 @@
 //! Two ways to hold the values: [`Tablebase::open`] reads each file into memory on
 //! first use (safe whatever happens to the files later; memory as large as the files
 //! used), [`Tablebase::open_mapped`] maps them (no copy; the caller promises that
-//! nobody rewrites a file in place meanwhile).
+//! nobody rewrites a file in place meanwhile). Both take [`OpenOptions`] in their
+//! `_with` forms; the library reads no environment variable (the command line does).
 
-use crate::compact::{compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind};
+use crate::compact::{
+    compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind, DEFAULT_CACHE_MB,
+};
 use crate::file::{parse_file_name, FileError, SectorFile};
 use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value};
@@ -26,14 +29,24 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Environment variable naming the default tablebase directory.
-pub const DIR_ENV: &str = "MORRIS_TB_DIR";
-/// The default tablebase directory when [`DIR_ENV`] is not set.
+/// The tablebase directory of a program that is told none.
 pub const DEFAULT_DIR: &str = "tablebases";
 
-/// The tablebase directory: `$MORRIS_TB_DIR`, or `./tablebases`.
-pub fn default_dir() -> PathBuf {
-    std::env::var_os(DIR_ENV).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
+/// How a tablebase directory is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Bytes of decompressed blocks of compact files kept for reuse, shared by the
+    /// files of the tablebase (at least one block a shard is kept whatever the size).
+    pub cache_bytes: usize,
+}
+
+impl Default for OpenOptions {
+    /// A cache of [`DEFAULT_CACHE_MB`] MiB.
+    fn default() -> OpenOptions {
+        OpenOptions {
+            cache_bytes: DEFAULT_CACHE_MB << 20,
+        }
+    }
 }
 
 /// The sector files of a directory.
@@ -59,7 +72,15 @@ impl Tablebase {
     /// # Errors
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
-        Tablebase::collect(dir, Tablebase::scan(dir)?, CompactFile::open)
+        Tablebase::open_with(dir, OpenOptions::default())
+    }
+
+    /// [`Tablebase::open`] with these options.
+    ///
+    /// # Errors
+    /// The first [`FileError`] met, naming the file.
+    pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Tablebase, FileError> {
+        Tablebase::collect(dir, Tablebase::scan(dir)?, options, CompactFile::open)
     }
 
     /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
@@ -75,20 +96,42 @@ impl Tablebase {
     // Only passes the mapping contract of `crate::mmap` on to the caller.
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(dir: &Path) -> Result<Tablebase, FileError> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { Tablebase::open_mapped_with(dir, OpenOptions::default()) }
+    }
+
+    /// [`Tablebase::open_mapped`] with these options.
+    ///
+    /// # Safety
+    /// As for [`Tablebase::open_mapped`].
+    ///
+    /// # Errors
+    /// The first [`FileError`] met, naming the file.
+    // Only passes the mapping contract of `crate::mmap` on to the caller.
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped_with(
+        dir: &Path,
+        options: OpenOptions,
+    ) -> Result<Tablebase, FileError> {
         let compact = |path: &Path, id, cache| {
             // SAFETY: the caller's promise, passed on.
             unsafe { CompactFile::open_mapped(path, id, cache) }
         };
         // SAFETY: the caller's promise, passed on.
-        Tablebase::collect(dir, unsafe { Tablebase::scan_mapped(dir) }?, compact)
+        let scanned = unsafe { Tablebase::scan_mapped(dir) }?;
+        Tablebase::collect(dir, scanned, options, compact)
     }
 
     fn collect(
         dir: &Path,
         scanned: Vec<Scanned>,
+        options: OpenOptions,
         compact: impl Fn(&Path, CompactId, Arc<BlockCache>) -> Result<CompactFile, FileError>,
     ) -> Result<Tablebase, FileError> {
-        let mut tb = Tablebase::default();
+        let mut tb = Tablebase {
+            cache: Arc::new(BlockCache::new(options.cache_bytes)),
+            ..Tablebase::default()
+        };
         for (variant, sector, file) in scanned {
             tb.files.insert((variant, sector), file?);
         }

@@ -6,6 +6,12 @@
 //! one ply less, a loss only won successors and the largest DTM plus one, a draw no lost
 //! successor and some drawn one. Wins and losses then form chains of strictly
 //! decreasing DTM down to finished games, and no drawn position hides a forced result.
+//!
+//! A sector stored without distances (a compact `.wdl` file) is checked for its results
+//! alone ([`Stored::ResultsOnly`]): a position's result computed from its successors'
+//! depends only on their results, so theirs may be read with any distance of the right
+//! parity (see [`crate::compact::CompactFile::raw_codes`]). That check is weaker: without
+//! distances, positions that repeat could carry a consistent but wrong labelling.
 
 use crate::file::decode_byte;
 use crate::index::SectorIndex;
@@ -18,6 +24,32 @@ use rayon::prelude::*;
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
+
+/// What the stored values of the sector checked hold, and so what is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// Values with their distances: the whole value is compared.
+    Values,
+    /// Win, draw or loss alone (the codes' distances stand in): only the result is
+    /// compared, and a disagreement is shown without distances.
+    ResultsOnly,
+}
+
+impl Stored {
+    /// Whether a stored value agrees with the one computed from the successors, and
+    /// the two as they are shown when not.
+    fn compare(self, stored: Value, computed: Value) -> Option<(Value, Value)> {
+        match self {
+            Stored::Values => (stored != computed).then_some((stored, computed)),
+            Stored::ResultsOnly => (stored.wdl() != computed.wdl()).then(|| {
+                (
+                    Value::wdl_only(stored.wdl()),
+                    Value::wdl_only(computed.wdl()),
+                )
+            }),
+        }
+    }
+}
 
 /// The first disagreement found in a sector, and how many there are.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,7 +178,7 @@ pub fn value_from_successors(
 /// Recompute every value of `sector` from its successors. `values(s)` gives the stored
 /// values of a sector (the sector itself, its swapped sector (colours exchanged), and where captures lead). The
 /// sectors read at random are copied into memory with huge pages first (as much
-/// memory as they take on disk).
+/// memory as they take on disk). `stored` says what the sector's own values hold.
 ///
 /// # Errors
 /// A sector that is needed but not supplied, or memory that cannot be had.
@@ -154,6 +186,7 @@ pub fn verify_sector<'a>(
     variant: Variant,
     sector: Sector,
     values: &dyn Fn(Sector) -> Option<&'a [u8]>,
+    stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let missing = VerifyError::Missing;
@@ -224,13 +257,12 @@ pub fn verify_sector<'a>(
     let count = AtomicU64::new(0);
     let example = std::sync::Mutex::new(None);
     let check = |i: u64, successors: &Successors| {
-        let stored = decode_byte(own[i as usize]);
         let computed = successors.value(read);
-        if stored != computed {
+        if let Some((ours, theirs)) = stored.compare(decode_byte(own[i as usize]), computed) {
             count.fetch_add(1, Relaxed);
             let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
             if ex.is_none() {
-                *ex = Some((i, stored, computed));
+                *ex = Some((i, ours, theirs));
             }
         }
     };
@@ -327,7 +359,7 @@ fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
 /// from the solver's successor table), a finished game valued by the engine's
 /// [`Position::end`], and the stored entries read through their file encoding.
 /// `values(s)` gives the checked entries of a sector (the sector itself and every
-/// sector its placements reach).
+/// sector its placements reach); `stored` says what the sector's own values hold.
 ///
 /// # Errors
 /// A sector that is needed but not supplied, or a state that cannot be.
@@ -335,6 +367,7 @@ pub fn verify_placement<'a>(
     variant: Variant,
     sector: PlacementSector,
     values: &(dyn Fn(SectorId) -> Option<&'a [u8]> + Sync),
+    stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
@@ -420,11 +453,11 @@ pub fn verify_placement<'a>(
                     (us, them, index.index(us, them) as usize)
                 })
                 .collect();
-            let stored: Vec<Value> = boards
+            let own_values: Vec<Value> = boards
                 .iter()
                 .map(|&(_, _, i)| own.get(i).map(|&b| decode_byte(b)).unwrap_or_default())
                 .collect();
-            for (&(us, them, i), &stored) in boards.iter().zip(&stored) {
+            for (&(us, them, i), &own_value) in boards.iter().zip(&own_values) {
                 let setup = Setup {
                     pieces: [us, them],
                     hand: [sector.us_hand, sector.them_hand],
@@ -451,11 +484,11 @@ pub fn verify_placement<'a>(
                 };
                 // A distance beyond the encoding is a mismatch, shown as the undefined value.
                 let computed = computed.unwrap_or(Value(0x8000));
-                if stored != computed {
+                if let Some((ours, theirs)) = stored.compare(own_value, computed) {
                     count.fetch_add(1, Relaxed);
                     let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
                     if ex.is_none() {
-                        *ex = Some((i as u64, stored, computed));
+                        *ex = Some((i as u64, ours, theirs));
                     }
                 }
             }
@@ -496,7 +529,8 @@ mod tests {
                         .find(|(t, _)| *t == p)
                         .map(|(_, b)| b.as_slice()),
                 };
-                verify_placement(variant, sector, &values, &|_| {}).expect("verified")
+                verify_placement(variant, sector, &values, Stored::Values, &|_| {})
+                    .expect("verified")
             };
             for (sector, _) in &bytes {
                 let m = check(&bytes, *sector);
@@ -515,7 +549,7 @@ mod tests {
             // A missing successor is named.
             let none = |_: SectorId| None;
             assert!(matches!(
-                verify_placement(variant, bytes[k].0, &none, &|_| {}),
+                verify_placement(variant, bytes[k].0, &none, Stored::Values, &|_| {}),
                 Err(VerifyError::MissingSector(_))
             ));
         }
@@ -543,7 +577,8 @@ mod tests {
 
     fn check(variant: Variant, all: &[(Sector, Vec<u8>)], sector: Sector) -> Mismatches {
         let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-        verify_sector(variant, sector, &lookup, &|_| {}).expect("all sectors present")
+        verify_sector(variant, sector, &lookup, Stored::Values, &|_| {})
+            .expect("all sectors present")
     }
 
     #[test]
@@ -574,6 +609,99 @@ mod tests {
             assert_eq!(m.count, 1, "{variant}");
             assert_eq!(m.example, Some((i as u64, Value(4), Value(2))), "{variant}");
         }
+    }
+
+    /// The codes of a `.wdl` file read in raw form: results with a stand-in distance.
+    fn results_only(codes: &[u8]) -> Vec<u8> {
+        codes
+            .iter()
+            .map(|&c| match decode_byte(c).wdl() {
+                Wdl::Loss => 1,
+                Wdl::Draw => 0,
+                Wdl::Win => 2,
+            })
+            .collect()
+    }
+
+    /// Sectors stored without distances agree with their successors by their results,
+    /// whether the successors have distances or not; a changed result is found, and
+    /// shown without distances; and such codes do not pass as values.
+    #[test]
+    fn results_alone_are_checked_from_their_successors() {
+        let variant = Variant::Standard;
+        let mut all = solved(variant);
+        let k = all
+            .iter()
+            .position(|(s, _)| *s == Sector::new(3, 4).expect("a sector"))
+            .expect("3-4 solved");
+        let sector = all[k].0;
+        let results = results_only(&all[k].1);
+        let run = |all: &[(Sector, Vec<u8>)], stored| {
+            let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
+            verify_sector(variant, sector, &lookup, stored, &|_| {}).expect("present")
+        };
+        // 3-4 alone without distances, then every sector.
+        all[k].1 = results.clone();
+        assert_eq!(run(&all, Stored::ResultsOnly).count, 0);
+        assert!(
+            run(&all, Stored::Values).count > 0,
+            "stand-ins are no values"
+        );
+        let every: Vec<(Sector, Vec<u8>)> =
+            all.iter().map(|(s, v)| (*s, results_only(v))).collect();
+        assert_eq!(run(&every, Stored::ResultsOnly).count, 0);
+        let i = results.iter().position(|&c| c == 2).expect("a win");
+        all[k].1[i] = 1;
+        let m = run(&all, Stored::ResultsOnly);
+        assert_eq!(m.count, 1);
+        assert_eq!(
+            m.example,
+            Some((
+                i as u64,
+                Value::wdl_only(Wdl::Loss),
+                Value::wdl_only(Wdl::Win)
+            ))
+        );
+    }
+
+    /// The same for a placement sector, read beside movement sectors with distances.
+    #[test]
+    fn placement_results_alone_are_checked_from_their_successors() {
+        let variant = Variant::NoFlying;
+        let three = Sector::new(3, 3).expect("a sector");
+        let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
+            .expect("solved")
+            .remove(0);
+        let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
+        let game = crate::placement::solve_game(variant, 3, &lookup, &Silent).expect("solved");
+        let movement = codes(&movement);
+        let bytes: Vec<(PlacementSector, Vec<u8>)> = game
+            .iter()
+            .map(|(s, v)| (*s, results_only(&codes(v))))
+            .collect();
+        let check = |bytes: &[(PlacementSector, Vec<u8>)], sector| {
+            let values = |id: SectorId| match id {
+                SectorId::Movement(m) => (m == three).then_some(movement.as_slice()),
+                SectorId::Placement(p) => bytes
+                    .iter()
+                    .find(|(t, _)| *t == p)
+                    .map(|(_, b)| b.as_slice()),
+            };
+            verify_placement(variant, sector, &values, Stored::ResultsOnly, &|_| {})
+                .expect("verified")
+        };
+        for (sector, _) in &bytes {
+            assert_eq!(check(&bytes, *sector).count, 0, "{sector}");
+        }
+        let k = (0..bytes.len())
+            .max_by_key(|&k| bytes[k].1.len())
+            .expect("sectors");
+        let mut changed = bytes.clone();
+        let i = changed[k].1.iter().position(|&c| c != 0).expect("decided");
+        changed[k].1[i] = if changed[k].1[i] == 1 { 2 } else { 1 };
+        let m = check(&changed, changed[k].0);
+        assert_eq!(m.count, 1, "{m:?}");
+        assert_eq!(m.example.map(|e| e.0), Some(i as u64));
     }
 
     #[test]
@@ -612,6 +740,7 @@ mod tests {
             Variant::Standard,
             Sector::new(3, 4).expect("a sector"),
             &lookup,
+            Stored::Values,
             &|_| {},
         );
         assert!(
