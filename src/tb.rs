@@ -53,7 +53,8 @@ pub fn cache_bytes(value: Option<OsString>) -> Result<usize, String> {
 /// Where the tablebases live, and how to read them.
 #[derive(Args, Debug, Clone)]
 struct TbDirArgs {
-    /// Tablebase directory [default: $MORRIS_TB_DIR, else ./tablebases].
+    /// Tablebase directory [default: $MORRIS_TB_DIR, else ./tablebases]. Decompressed
+    /// blocks of compact files are cached in $MORRIS_TB_CACHE_MB MiB [default: 512].
     #[arg(long = "tb", value_name = "DIR")]
     dir: Option<PathBuf>,
 
@@ -224,5 +225,35 @@ pub fn plies(n: impl Into<u64>) -> String {
     match n.into() {
         1 => "1 ply".to_string(),
         n => format!("{n} plies"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_size_is_a_whole_number_of_mib_in_range() {
+        assert_eq!(cache_bytes(None), Ok(DEFAULT_CACHE_MB << 20));
+        assert_eq!(cache_bytes(Some("1".into())), Ok(1 << 20));
+        assert_eq!(cache_bytes(Some("1048576".into())), Ok(1 << 40));
+        for bad in ["0", "1048577", "", "x", "-3", "2.0", "18446744073709551616"] {
+            let e = cache_bytes(Some(bad.into())).expect_err(bad);
+            assert!(e.starts_with(&format!("{CACHE_ENV}={bad:?}: ")), "{e}");
+        }
+    }
+
+    /// The help states the default the library uses.
+    #[test]
+    fn the_help_names_the_default_cache_size() {
+        let help = TbDir::augment_args(clap::Command::new("t"))
+            .render_long_help()
+            .to_string();
+        assert!(
+            help.contains(&format!(
+                "$MORRIS_TB_CACHE_MB MiB [default: {DEFAULT_CACHE_MB}]"
+            )),
+            "{help}"
+        );
     }
 }
