@@ -2,6 +2,7 @@
 //! whatever tables are present (`api` answers, `http` serves).
 
 mod api;
+mod conns;
 mod http;
 
 use crate::args::{hash_mb, seconds};
@@ -15,7 +16,8 @@ use std::sync::Arc;
 #[command(
     after_help = "The page is at the printed URL; the API at /api/position (see README.md).\n\
 Tables are opened on the first request; positions they do not cover are searched\n\
-within each request's time limit and labelled estimates.\n\n\
+within each request's time limit and labelled estimates. Answers the tables give\n\
+alone (every move's position covered) never wait behind searches.\n\n\
 Examples:\n  morris serve\n  morris serve --tb /data/tb --addr 127.0.0.1:9000\n  \
 curl 'http://127.0.0.1:8080/api/position?moves=d6+d2'"
 )]
@@ -45,9 +47,21 @@ pub struct Args {
     )]
     max_time: f64,
 
-    /// Requests answered at once [default: one per core].
+    /// Searches answered at once, and as many table lookups beside them [default: one
+    /// per core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     workers: Option<u16>,
+
+    /// Connections one client address may hold at once (1 to 512): a newcomer beyond
+    /// takes the place of that address's oldest idle one, or is refused with 503 while
+    /// every one has an answer under way.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        value_parser = clap::value_parser!(u16).range(1..=512)
+    )]
+    max_per_client: u16,
 
     /// Transposition table of each request's search, in MiB (1 to 8192).
     #[arg(long, value_name = "MB", default_value_t = 16, value_parser = hash_mb)]
@@ -87,16 +101,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .context("cannot start the server's threads")?;
     outln!("morris explorer at http://{addr}/");
     outln!(
-        "tablebases: {} (opened on first use); {workers} worker(s), search time {} s a request (at most {} s); Ctrl-C stops",
+        "tablebases: {} (opened on first use); {workers} search worker(s) and as many for table lookups, search time {} s a request (at most {} s); at most {} connections a client address; Ctrl-C stops",
         dir.display(),
         args.time,
-        args.max_time
+        args.max_time,
+        args.max_per_client
     );
     // Whoever started the server (a script, a test) waits for the URL.
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         crate::output_failed(&e);
     }
-    let server = Arc::new(http::Server::new(ctx, workers));
+    let server = Arc::new(http::Server::new(
+        ctx,
+        workers,
+        usize::from(args.max_per_client),
+    ));
     runtime
         .block_on(server.run(listener))
         .context("the server stopped")

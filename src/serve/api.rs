@@ -231,6 +231,36 @@ pub fn time_limit(q: &Query, ctx: &Context) -> Result<Duration, ApiError> {
     }
 }
 
+/// Whether answering `q` takes a search: not for a query [`answer`] refuses, a
+/// finished game, or a position the tables hold, with every move leading to a
+/// finished game, a repetition or a position they hold (with its distance). Cheap: a
+/// parse and a probe a move, so that the HTTP layer answers the lookups apart from
+/// the searches. A table that fails to open or read fails the answer at once: no
+/// search either.
+pub fn needs_search(q: &Query, ctx: &Context) -> bool {
+    let (Ok(game), Ok(_)) = (game(q), time_limit(q, ctx)) else {
+        return false;
+    };
+    if game.end().is_some() {
+        return false;
+    }
+    let Ok(tables) = ctx.tables() else {
+        return false;
+    };
+    let read = |p: &Position| match tables.probe(p) {
+        Ok(Some(v)) => !v.is_distance_unknown(),
+        Ok(None) => false,
+        Err(_) => true,
+    };
+    let pos = *game.position();
+    let history = history(&game);
+    let leaf = |mv| {
+        let child = pos.play_unchecked(mv);
+        child.end().is_some() || history.contains(&child.hash()) || read(&child)
+    };
+    !(read(&pos) && pos.legal_moves().iter().all(|&mv| leaf(mv)))
+}
+
 /// The answer to a query: the position, its value and every move, best first.
 ///
 /// # Errors
@@ -538,6 +568,24 @@ mod tests {
         let doc = answer(&query(Some(fen), Some(shuffle)), &ctx()).unwrap();
         assert_eq!(doc["game_over"]["reason"], "threefold");
         assert_eq!(doc["value"]["wdl"], "draw");
+    }
+
+    #[test]
+    fn refused_and_finished_games_need_no_search_and_uncovered_positions_do() {
+        let ctx = ctx();
+        assert!(needs_search(&query(None, None), &ctx));
+        assert!(needs_search(&query(None, Some("d6 d2")), &ctx));
+        for q in [
+            query(Some("xyz"), None),
+            query(None, Some("d6 d6")),
+            query(Some("WWW/.../.../....../.../.../BB. b 0 0"), None),
+            Query {
+                time: Some("-1".into()),
+                ..Query::default()
+            },
+        ] {
+            assert!(!needs_search(&q, &ctx), "{q:?}");
+        }
     }
 
     #[test]

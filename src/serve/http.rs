@@ -1,30 +1,40 @@
 //! The HTTP side of `morris serve`: hyper over tokio, with every resource a client can
 //! take bounded.
 //!
-//! - Connections: at most [`MAX_CONNECTIONS`] at once, each closed after
-//!   [`CONNECTION_LIFETIME`]; a request head must arrive within [`HEAD_TIMEOUT`] and
-//!   fit in [`MAX_HEAD`] bytes (hyper answers 431 beyond), a URL in [`MAX_URL`].
+//! - Connections: at most [`MAX_CONNECTIONS`](super::conns::MAX_CONNECTIONS) at once and `max_per_client` from one
+//!   address, a newcomer taking the place of an idle one (see `super::conns`); each is
+//!   closed after [`CONNECTION_LIFETIME`]; a request head must arrive within
+//!   [`HEAD_TIMEOUT`] and fit in [`MAX_HEAD`] bytes (hyper answers 431 beyond), a URL
+//!   in [`MAX_URL`]. A client may close its sending side once its request is out: the
+//!   answer still comes.
 //! - Bodies: at most [`MAX_BODY`] bytes, arriving within [`BODY_TIMEOUT`].
-//! - Work: the API runs on blocking threads, at most `workers` at once; a request that
-//!   waits longer than [`QUEUE_TIMEOUT`] for one gets 503. Each answer's search is cut
-//!   at the request's time limit (see `super::api`).
+//! - Work: the API runs on blocking threads in two lanes of `workers` each, so that a
+//!   lookup never waits behind searches: every request first takes a lookup worker,
+//!   which answers it at once when the answer needs no search (a refused query, a
+//!   finished game, or a position whose moves all lead where the tables reach) and
+//!   otherwise hands it to a search worker. A request that waits longer than
+//!   [`QUEUE_TIMEOUT`] for either gets 503. Each answer's search is cut at the
+//!   request's time limit (see `super::api`).
 //!
 //! A panic in an answer fails that request with 500; the server goes on.
 
 use super::api::{self, ApiError, Context, Query};
+use super::conns::{Refused, Registry};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
+use std::future::Future as _;
 use std::io::Write as _;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 
-/// Most connections open at once; more wait in the listen queue.
-pub const MAX_CONNECTIONS: usize = 512;
 /// A connection is closed after this long, whatever it does.
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
 /// The time a client has to send a request's head.
@@ -37,25 +47,46 @@ pub const MAX_URL: usize = 8 * 1024;
 pub const MAX_BODY: usize = 16 * 1024;
 /// The time a client has to send a request's body.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a request waits for a free worker.
+/// How long a request waits for a free worker (of each lane).
 pub const QUEUE_TIMEOUT: Duration = Duration::from_secs(15);
+/// Refused connections being told why at once; beyond, they are closed unanswered.
+const REFUSALS: usize = 64;
+/// How long a refused connection is given to take its answer.
+const REFUSAL_LINGER: Duration = Duration::from_secs(1);
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
+/// What ends a wait of a connection's task.
+enum Event {
+    /// The connection is done, or its lifetime is.
+    Closed,
+    /// It is to make room for a newcomer.
+    Evicted,
+}
+
 /// What the connections share.
 pub struct Server {
     ctx: Arc<Context>,
-    workers: Arc<Semaphore>,
+    /// Answers that need no search.
+    lookups: Arc<Semaphore>,
+    /// Answers that search.
+    searches: Arc<Semaphore>,
+    conns: Arc<Registry>,
+    refusals: Arc<Semaphore>,
 }
 
 impl Server {
-    /// A server answering from `ctx` on at most `workers` threads at once.
-    pub fn new(ctx: Context, workers: usize) -> Server {
+    /// A server answering from `ctx` on at most `workers` threads of each lane at
+    /// once, admitting at most `max_per_client` connections from one address.
+    pub fn new(ctx: Context, workers: usize, max_per_client: usize) -> Server {
         Server {
             ctx: Arc::new(ctx),
-            workers: Arc::new(Semaphore::new(workers.max(1))),
+            lookups: Arc::new(Semaphore::new(workers.max(1))),
+            searches: Arc::new(Semaphore::new(workers.max(1))),
+            conns: Registry::new(max_per_client),
+            refusals: Arc::new(Semaphore::new(REFUSALS)),
         }
     }
 
@@ -66,14 +97,9 @@ impl Server {
     pub async fn run(self: Arc<Self>, listener: std::net::TcpListener) -> std::io::Result<()> {
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
         loop {
-            let Ok(permit) = Arc::clone(&connections).acquire_owned().await else {
-                // The semaphore is never closed.
-                continue;
-            };
-            let stream = match listener.accept().await {
-                Ok((stream, _)) => stream,
+            let (stream, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: wait for some to close
                     // rather than spin. A log that cannot be written is no reason
@@ -83,23 +109,100 @@ impl Server {
                     continue;
                 }
             };
+            let guard = match self.conns.admit(peer.ip()).await {
+                Ok(guard) => guard,
+                Err(refused) => {
+                    self.refuse(stream, &refused);
+                    continue;
+                }
+            };
             let server = Arc::clone(&self);
             tokio::spawn(async move {
+                let slot = Arc::clone(guard.slot());
+                let of_service = Arc::clone(&slot);
                 let service = hyper::service::service_fn(move |req| {
-                    let server = Arc::clone(&server);
-                    async move { Ok::<_, Infallible>(server.handle(req).await) }
+                    let (server, slot) = (Arc::clone(&server), Arc::clone(&of_service));
+                    async move {
+                        let _answering = slot.answering();
+                        Ok::<_, Infallible>(server.handle(req).await)
+                    }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(HEAD_TIMEOUT)
                     .max_buf_size(MAX_HEAD)
+                    // A client that shuts its sending side after the request still
+                    // waits for the answer.
+                    .half_close(true)
                     .serve_connection(TokioIo::new(stream), service);
-                // Errors here are the client's (a reset, a malformed request hyper
-                // answered itself): nothing to do but close.
-                let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
-                drop(permit);
+                let mut conn = std::pin::pin!(conn);
+                let mut lifetime = std::pin::pin!(tokio::time::sleep(CONNECTION_LIFETIME));
+                let mut evicted = std::pin::pin!(slot.evicted());
+                let mut told = false;
+                loop {
+                    // The connection first: an answer that is ready is written before
+                    // the connection may be dropped.
+                    let event = std::future::poll_fn(|cx| {
+                        if conn.as_mut().poll(cx).is_ready() {
+                            // Errors here are the client's (a reset, a malformed
+                            // request hyper answered itself): nothing to do but close.
+                            Poll::Ready(Event::Closed)
+                        } else if lifetime.as_mut().poll(cx).is_ready() {
+                            Poll::Ready(Event::Closed)
+                        } else if !told && evicted.as_mut().poll(cx).is_ready() {
+                            Poll::Ready(Event::Evicted)
+                        } else {
+                            Poll::Pending
+                        }
+                    })
+                    .await;
+                    match event {
+                        Event::Closed => break,
+                        Event::Evicted => {
+                            told = true;
+                            // Idle: closed now. Answering: closed after the answer.
+                            conn.as_mut().graceful_shutdown();
+                            if !slot.busy() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                drop(guard);
             });
         }
+    }
+
+    /// Tell a refused connection why (503) and close it, on a task of its own: a
+    /// short answer that fits the socket's buffer, then a moment for the client to
+    /// read it before the close (closing with its request unread would reset the
+    /// connection and may discard the answer).
+    fn refuse(&self, mut stream: TcpStream, refused: &Refused) {
+        let Ok(permit) = Arc::clone(&self.refusals).try_acquire_owned() else {
+            return;
+        };
+        let body = serde_json::json!({
+            "error": format!(
+                "too many connections from {}: at most {} at once (--max-per-client), each with an answer under way; try again when one is done",
+                refused.ip, refused.limit
+            )
+        })
+        .to_string();
+        let answer = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(REFUSAL_LINGER, async {
+                stream.write_all(answer.as_bytes()).await?;
+                stream.shutdown().await?;
+                let mut sink = [0u8; 1024];
+                while stream.read(&mut sink).await? > 0 {}
+                Ok::<_, std::io::Error>(())
+            })
+            .await;
+            drop(permit);
+        });
     }
 
     async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
@@ -147,34 +250,69 @@ impl Server {
         }
     }
 
-    /// Answer a query on a worker thread, waiting at most [`QUEUE_TIMEOUT`] for one.
+    /// Answer a query on a worker thread: a lookup worker, which hands the query on
+    /// to a search worker when its answer needs a search.
     async fn answer(&self, q: Query) -> Response<Full<Bytes>> {
-        let permit =
-            match tokio::time::timeout(QUEUE_TIMEOUT, Arc::clone(&self.workers).acquire_owned())
-                .await
-            {
-                Ok(Ok(permit)) => permit,
-                _ => {
-                    return error(ApiError {
-                        status: 503,
-                        message: "busy: every worker is taken, try again".into(),
-                    })
-                }
+        let Some(lookup) = worker(&self.lookups).await else {
+            return error(ApiError {
+                status: 503,
+                message: "busy: every lookup worker is taken, try again".into(),
+            });
+        };
+        let ctx = Arc::clone(&self.ctx);
+        let work = tokio::task::spawn_blocking(move || {
+            let answer = if api::needs_search(&q, &ctx) {
+                Err(q)
+            } else {
+                Ok(api::answer(&q, &ctx))
             };
+            drop(lookup);
+            answer
+        });
+        let q = match work.await {
+            Ok(Ok(answer)) => return respond(answer),
+            Ok(Err(q)) => q,
+            Err(_) => return failed(),
+        };
+        let Some(search) = worker(&self.searches).await else {
+            return error(ApiError {
+                status: 503,
+                message: "busy: every search worker is taken, try again".into(),
+            });
+        };
         let ctx = Arc::clone(&self.ctx);
         let work = tokio::task::spawn_blocking(move || {
             let answer = api::answer(&q, &ctx);
-            drop(permit);
+            drop(search);
             answer
         });
         match work.await {
-            Ok(Ok(doc)) => json_response(StatusCode::OK, &doc),
-            Ok(Err(e)) => error(e),
-            Err(_) => error(ApiError::internal(
-                "internal error: the answer failed (see the server's log)",
-            )),
+            Ok(answer) => respond(answer),
+            Err(_) => failed(),
         }
     }
+}
+
+/// A worker of a lane, waiting at most [`QUEUE_TIMEOUT`] for one.
+async fn worker(lane: &Arc<Semaphore>) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    match tokio::time::timeout(QUEUE_TIMEOUT, Arc::clone(lane).acquire_owned()).await {
+        Ok(Ok(permit)) => Some(permit),
+        _ => None,
+    }
+}
+
+fn respond(answer: Result<serde_json::Value, ApiError>) -> Response<Full<Bytes>> {
+    match answer {
+        Ok(doc) => json_response(StatusCode::OK, &doc),
+        Err(e) => error(e),
+    }
+}
+
+/// An answer that panicked.
+fn failed() -> Response<Full<Bytes>> {
+    error(ApiError::internal(
+        "internal error: the answer failed (see the server's log)",
+    ))
 }
 
 /// A request body, at most [`MAX_BODY`] bytes within [`BODY_TIMEOUT`].
