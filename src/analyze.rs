@@ -1,10 +1,11 @@
 //! `morris analyze`: every legal move with the value of the position it leads to.
 
 use crate::args::{PositionArgs, SearchArgs};
-use crate::solve::describe_value;
+use crate::describe;
+use crate::report::{Report, Search};
 use crate::tb::TbDir;
-use morris_engine::{Color, EndReason, Position};
-use morris_solver::{analyze_with, Limits, MoveAnalysis, Provenance, Searcher, Verdict};
+use morris_engine::{Color, EndReason};
+use morris_solver::{analyze_with, Limits, MoveAnalysis, Searcher};
 use morris_tablebase::Wdl;
 
 /// List every legal move, best first: quickest win, then draws, then slowest loss.
@@ -29,51 +30,13 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// Print JSON: the position's value, then every move with the value of the
-    /// position it leads to (for the side to move there).
+    /// Print JSON, the document `probe`, `solve` and the API of `serve` write too
+    /// (README, "JSON output"): the position, its value for the side to move, the
+    /// best moves and line, every move best first with its parts, the position it
+    /// leads to, that position's value (for the opponent), the result for the mover
+    /// and its search depth, and the search's limit, time, nodes and depth.
     #[arg(long)]
     json: bool,
-}
-
-fn wdl_name(v: Verdict) -> &'static str {
-    match v.wdl {
-        Wdl::Win => "win",
-        Wdl::Draw => "draw",
-        Wdl::Loss => "loss",
-    }
-}
-
-fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> serde_json::Value {
-    match value {
-        // A proven result whose distance is only an upper bound keeps `exact: false`.
-        Some(v) => serde_json::json!({
-            "wdl": wdl_name(v), "dtm": v.dtm, "exact": provenance.is_exact(), "provenance": provenance.name(),
-        }),
-        None => serde_json::json!({
-            "wdl": null, "dtm": null, "exact": false, "provenance": provenance.name(), "score": score,
-        }),
-    }
-}
-
-/// The JSON document of an analysis.
-fn to_json(
-    pos: &Position,
-    root: &morris_solver::SearchResult,
-    moves: &[MoveAnalysis],
-) -> serde_json::Value {
-    serde_json::json!({
-        "position": pos.to_string(),
-        "variant": pos.variant().name(),
-        "side_to_move": pos.side_to_move().name(),
-        "perspective": "\"value\" is for the side to move in the analysed position; each move's \"value\" is for the side to move in the position the move leads to (the opponent), as in chess tablebase explorers",
-        "value": value_json(root.value, root.score, root.provenance),
-        "moves": moves.iter().map(|a| {
-            let mut v = value_json(a.result.value, a.result.score, a.result.provenance);
-            v["move"] = serde_json::Value::from(a.mv.to_string());
-            v["depth"] = serde_json::Value::from(a.result.depth);
-            v
-        }).collect::<Vec<_>>(),
-    })
 }
 
 /// What a move leads to, in words for the side that plays it (`mover`).
@@ -98,14 +61,6 @@ fn move_verdict(a: &MoveAnalysis, mover: Color) -> String {
     }
 }
 
-/// How the position's value was obtained, with the depth of a search.
-fn obtained(root: &morris_solver::SearchResult) -> String {
-    match root.provenance {
-        Provenance::Terminal | Provenance::Tablebase => root.provenance.name().to_string(),
-        p => format!("{} at depth {}", p.name(), root.depth),
-    }
-}
-
 /// Run the command.
 ///
 /// # Errors
@@ -114,6 +69,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = args.search.limits()?;
     let game = args.position.game()?;
     let pos = *game.position();
+    if let Some(end) = game.end().filter(|_| args.json) {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&Report::finished(&game, end))?
+        );
+        return Ok(());
+    }
     if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
         outln!("position: {pos} ({})", pos.variant());
         outln!("game over: {end}");
@@ -143,10 +105,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let secs = clock.elapsed().as_secs_f64();
     let nodes = root.stats.nodes;
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(&pos, root, moves))?
-        );
+        let search = Search::new(root, limits.time, clock.elapsed());
+        let report = Report::analysis(&game, &analysis, search);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     outln!("position: {pos} ({})", pos.variant());
@@ -154,14 +115,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         (_, Some(end)) => outln!("game over: {end}"),
         (Some(v), None) => outln!(
             "value:    {} ({})",
-            describe_value(v, pos.side_to_move()),
-            obtained(root)
+            describe::value_for(v, pos.side_to_move()),
+            describe::obtained(root.provenance, root.depth)
         ),
         (None, None) => outln!(
             "value:    estimate {:+} for {} ({})",
             root.score,
             pos.side_to_move(),
-            obtained(root)
+            describe::obtained(root.provenance, root.depth)
         ),
     }
     for a in moves {

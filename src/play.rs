@@ -109,7 +109,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let verdict = match r.value {
                 Some(v) => format!(
                     "{} for the engine, {}",
-                    crate::probe::describe(v),
+                    crate::describe::value(v),
                     r.provenance.name()
                 ),
                 None => format!("estimate {:+}", r.score),

@@ -1,16 +1,17 @@
 //! `morris probe`: the tablebase value of a position.
 
 use crate::args::PositionArgs;
+use crate::describe;
+use crate::report::{MoveReport, Report, Value};
 use crate::tb::TbDir;
-use morris_engine::{Outcome, Position};
-use morris_solver::Verdict;
+use morris_engine::{Game, Outcome, Position};
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Tablebase, Wdl};
 
 /// Look a position up in the tablebases.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  morris probe --fen \"W.B/.W./.../B....W/.../.../B.. w 0 0\"\n  morris probe --variant no-flying --fen \"...\" --tb /data/tb"
+    after_help = "Examples:\n  morris probe --fen \"W.B/.W./.../B....W/.../.../B.. w 0 0\"\n  morris probe --variant no-flying --fen \"...\" --tb /data/tb\n  morris probe --moves \"d6 d2 f4\" --json"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -18,17 +19,16 @@ pub struct Args {
 
     #[command(flatten)]
     tb: TbDir,
-}
 
-/// Describe a value for people.
-pub fn describe(v: Verdict) -> String {
-    match (v.wdl, v.dtm) {
-        (Wdl::Win, Some(d)) => format!("win for the side to move, DTM {}", crate::tb::plies(d)),
-        (Wdl::Loss, Some(d)) => format!("loss for the side to move, DTM {}", crate::tb::plies(d)),
-        (Wdl::Win, None) => "win for the side to move".to_string(),
-        (Wdl::Loss, None) => "loss for the side to move".to_string(),
-        (Wdl::Draw, _) => "draw".to_string(),
-    }
+    /// Print JSON, the document `solve`, `analyze` and the API of `serve` write too
+    /// (README, "JSON output"): the position, its tablebase value, and every move
+    /// best first with the table's value of the position it leads to (for the
+    /// opponent) and the result for the mover; no search, so "line", "search" and
+    /// each move's "depth" are null, and a position the tables do not hold has the
+    /// value "obtained": "not covered". The tables know no history: a repetition in
+    /// `--moves` ends the game, but is not looked ahead for.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Run the command.
@@ -40,7 +40,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // the game as it does for every other command, whatever the table says.
     let game = args.position.game()?;
     if let Some(end) = game.end() {
-        outln!("game over: {end}");
+        if args.json {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&Report::finished(&game, end))?
+            );
+        } else {
+            outln!("game over: {end}");
+        }
+        return Ok(());
+    }
+    if args.json {
+        let report = probed(&args.tb.open()?, &game)?;
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     let pos = *game.position();
@@ -62,14 +74,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Some(v) if v.is_distance_unknown() => {
             outln!(
                 "{} ({} sector {sector}; distance unknown: only its .wdl file is in {})",
-                describe(v.into()),
+                describe::value(v.into()),
                 pos.variant(),
                 dir.display()
             );
             let keeping = keeping_moves(&tb, &pos, v.wdl())?;
             outln!("moves that keep it: {}", keeping.join(" "));
         }
-        Some(v) => outln!("{} ({} sector {sector})", describe(v.into()), pos.variant()),
+        Some(v) => outln!(
+            "{} ({} sector {sector})",
+            describe::value(v.into()),
+            pos.variant()
+        ),
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} {generate}`)",
             pos.variant(),
@@ -78,6 +94,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ),
     }
     Ok(())
+}
+
+/// The tables' value of a game's position (not finished) and every move's.
+///
+/// # Errors
+/// A damaged file, named.
+fn probed(tb: &Tablebase, game: &Game) -> anyhow::Result<Report> {
+    let pos = game.position();
+    let value = |p: &Position| -> anyhow::Result<Value> {
+        Ok(match p.end() {
+            Some(end) => Value::finished(p, end),
+            None => Value::table(tb.probe(p)?.map(Into::into)),
+        })
+    };
+    let mut moves = Vec::new();
+    for &m in pos.legal_moves().iter() {
+        let child = pos.play_unchecked(m);
+        moves.push(MoveReport::new(pos, m, value(&child)?, None));
+    }
+    Ok(Report::probed(game, value(pos)?, moves))
 }
 
 /// The moves of a covered position that keep its value `wdl`, from the values of

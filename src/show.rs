@@ -34,7 +34,7 @@ fn describe(pos: &Position, end: Option<GameEnd>) -> String {
     ));
     out.push_str(&format!("variant:  {}\n", pos.variant()));
     for c in Color::ALL {
-        let phase = phase(pos, c);
+        let phase = pos.phase(c);
         out.push_str(&format!(
             "{:<6}    {} on board, {} in hand, {phase}\n",
             format!("{c}:"),
@@ -51,16 +51,4 @@ fn describe(pos: &Position, end: Option<GameEnd>) -> String {
         )),
     }
     out
-}
-
-/// How colour `c` moves now: "placing" with a piece in hand, else "flying" or
-/// "sliding".
-pub fn phase(pos: &Position, c: Color) -> &'static str {
-    if pos.hand(c) > 0 {
-        "placing"
-    } else if pos.variant().flying() && pos.pieces(c).count() == 3 {
-        "flying"
-    } else {
-        "sliding"
-    }
 }

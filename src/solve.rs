@@ -1,11 +1,13 @@
 //! `morris solve`: the exact value of a position, its best move and line.
 
 use crate::args::{PositionArgs, SearchArgs};
-use crate::generate::Progress;
+use crate::describe;
+use crate::progress::Progress;
+use crate::report::{Report, Search};
 use crate::tb::TbDir;
-use morris_engine::{notation, Color, EndReason, Game, Position, Variant};
-use morris_solver::{Limits, Provenance, SearchResult, Searcher, Verdict};
-use morris_tablebase::{driver, Sector, Tablebase, Wdl};
+use morris_engine::{notation, EndReason, Game, Position, Variant};
+use morris_solver::{Limits, Provenance, SearchResult, Searcher};
+use morris_tablebase::{driver, Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
 
@@ -20,7 +22,8 @@ pub const DEFAULT_POSITION: &str = "WB./W../.../.....W/.../.../BB. w 0 0";
 small tablebase it needs first if it is missing.\n\n\
 Examples:\n  morris solve\n  morris solve --moves \"d6 d2 f4 b4\" --time 10\n  \
 morris solve --fen \"W../.B./W../B....W/.../..B/... b 0 0\" --tb /data/tb\n  \
-morris solve --fen \".../.../.../....../.../.../... w 9 9\" --value-only --depth 18 --hash 4096"
+morris solve --fen \".../.../.../....../.../.../... w 9 9\" --value-only --depth 18 --hash 4096\n  \
+morris solve --moves \"d6 d2 f4\" --time 5 --json"
 )]
 pub struct Args {
     #[command(flatten)]
@@ -31,23 +34,13 @@ pub struct Args {
 
     #[command(flatten)]
     tb: TbDir,
-}
 
-/// A value in words, for the side to move of `pos`.
-pub fn describe_value(v: Verdict, side: Color) -> String {
-    match (v.wdl, v.dtm) {
-        (Wdl::Win, Some(d)) => format!(
-            "win for {side} (the side to move) in {}",
-            crate::tb::plies(d)
-        ),
-        (Wdl::Loss, Some(d)) => format!(
-            "loss for {side} (the side to move) in {}",
-            crate::tb::plies(d)
-        ),
-        (Wdl::Win, None) => format!("win for {side} (the side to move)"),
-        (Wdl::Loss, None) => format!("loss for {side} (the side to move)"),
-        (Wdl::Draw, _) => "draw".to_string(),
-    }
+    /// Print JSON, the document `probe`, `analyze` and the API of `serve` write too
+    /// (README, "JSON output"): the position, its value for the side to move with
+    /// how it was obtained and the search depth, the best moves, the line, and the
+    /// search's limit, time, nodes and depth; "moves" is null (see `analyze`).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Make sure `sector` and what it needs are present, generating them with progress
@@ -86,9 +79,12 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
         }
         (Provenance::ProvenBound, Some(v)) => outln!(
             "value:     {}, proven; the distance is an upper bound",
-            describe_value(v, pos.side_to_move())
+            describe::value_for(v, pos.side_to_move())
         ),
-        (_, Some(v)) => outln!("value:     {}", describe_value(v, pos.side_to_move())),
+        (_, Some(v)) => outln!(
+            "value:     {}",
+            describe::value_for(v, pos.side_to_move())
+        ),
         (_, None) => outln!(
             "value:     estimate {:+} for {} (the side to move), not exact",
             r.score,
@@ -109,17 +105,7 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
             crate::tb::plies(line.len() as u64)
         );
     }
-    outln!(
-        "obtained:  {}{}",
-        r.provenance.name(),
-        match r.provenance {
-            Provenance::Proof
-            | Provenance::ProvenBound
-            | Provenance::Estimate
-            | Provenance::ValueProof => format!(" at depth {}", r.depth),
-            _ => String::new(),
-        }
-    );
+    outln!("obtained:  {}", describe::obtained(r.provenance, r.depth));
     let secs = r.time.as_secs_f64();
     outln!(
         "search:    {} nodes in {secs:.3} s ({:.2} M nodes/s), hash hits {:.1}%, hash full {:.1}%, tablebase hits {}",
@@ -149,6 +135,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.position.game()?
     };
     let pos = *game.position();
+    if let Some(end) = game.end().filter(|_| args.json) {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&Report::finished(&game, end))?
+        );
+        return Ok(());
+    }
     if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
         outln!("position:  {pos} ({})", pos.variant());
         outln!("value:     game over: {end}");
@@ -156,14 +149,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     // The time limit counts opening the files and allocating the table, which for a
     // large table takes seconds.
+    let start = Instant::now();
     let limits = Limits {
-        start: Some(Instant::now()),
+        start: Some(start),
         ..limits
     };
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
     let result = searcher.search(&pos, limits, &crate::args::history(&game))?;
     let best_moves = searcher.tablebase_best_moves(&pos)?;
+    if args.json {
+        let search = Search::new(&result, limits.time, start.elapsed());
+        let report = Report::solved(&game, &result, &best_moves, search);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
     report(&pos, &result, &best_moves);
     Ok(())
 }

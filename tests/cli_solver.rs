@@ -285,32 +285,43 @@ fn analyze_json_lists_every_move_best_first() {
         } else {
             "tablebase"
         };
-        assert_eq!(value["provenance"], provenance, "{out}");
+        assert_eq!(value["obtained"], provenance, "{out}");
         let moves = doc["moves"].as_array().expect("a moves array");
         assert_eq!(moves.len(), pos.legal_moves().len(), "{out}");
         let mut ranks = Vec::new();
         for m in moves {
-            for field in ["move", "wdl", "dtm", "exact", "provenance"] {
+            for field in ["move", "position", "value", "result", "depth"] {
                 assert!(m.get(field).is_some(), "{field} missing in {m}");
             }
             let mv = notation::parse_move(m["move"].as_str().unwrap()).unwrap();
             let child = pos.play(mv).unwrap();
-            let wdl = m["wdl"].as_str().unwrap();
-            let dtm = m["dtm"].as_u64();
+            assert_eq!(m["position"], child.to_string(), "{m}");
+            // The value of the position it leads to, for the opponent.
+            let theirs = &m["value"];
+            let wdl = theirs["wdl"].as_str().unwrap();
+            let dtm = theirs["dtm"].as_u64();
             match tb.probe(&child).expect("intact tables") {
                 Some(v) => {
                     assert_eq!((wdl, dtm), (wdl_name(v), v.dtm().map(u64::from)), "{m}");
-                    assert_eq!(m["provenance"], "tablebase", "{m}");
+                    assert_eq!(theirs["obtained"], "tablebase", "{m}");
                 }
                 None => {
                     assert!(child.end().is_some(), "{mv} leads to {child}: uncovered");
                     assert_eq!(
-                        (wdl, dtm, &m["provenance"]),
+                        (wdl, dtm, &theirs["obtained"]),
                         ("loss", Some(0), &"terminal".into())
                     );
                 }
             }
-            assert_eq!(m["exact"], true, "{m}");
+            assert_eq!(theirs["exact"], true, "{m}");
+            // The result for the mover: the opposite, one ply longer.
+            let (ours, longer) = match wdl {
+                "win" => ("loss", dtm.map(|d| d + 1)),
+                "loss" => ("win", dtm.map(|d| d + 1)),
+                _ => ("draw", None),
+            };
+            assert_eq!(m["result"]["wdl"], ours, "{m}");
+            assert_eq!(m["result"]["dtm"].as_u64(), longer, "{m}");
             ranks.push(rank(wdl, dtm));
         }
         assert!(
@@ -341,7 +352,7 @@ fn analyze_json_lists_every_move_best_first() {
     assert_eq!(moves.len(), 24);
     assert!(moves
         .iter()
-        .all(|m| m["exact"] == false && m["score"].is_i64()));
+        .all(|m| m["value"]["exact"] == false && m["value"]["score"].is_i64()));
 }
 
 fn total_nodes(stdout: &str) -> u64 {

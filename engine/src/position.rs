@@ -106,6 +106,35 @@ impl std::str::FromStr for Variant {
     }
 }
 
+/// How a player moves now: the phase of the game for one side.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Phase {
+    /// A piece is still in hand: the player places.
+    Placing,
+    /// The hand is empty: the player slides a piece to an adjacent point.
+    Sliding,
+    /// The hand is empty and three pieces are left, in a variant with flying: the
+    /// player moves a piece to any empty point.
+    Flying,
+}
+
+impl Phase {
+    /// `"placing"`, `"sliding"` or `"flying"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Placing => "placing",
+            Phase::Sliding => "sliding",
+            Phase::Flying => "flying",
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Outcome {
@@ -344,6 +373,18 @@ impl Position {
     /// Whether the colour has lost by rule 1: empty hand and at most two pieces.
     pub const fn is_reduced(&self, color: Color) -> bool {
         self.hand[color as usize] == 0 && self.pieces[color as usize].count() <= 2
+    }
+
+    /// How `color` moves now, whoever is to move: placing with a piece in hand, else
+    /// flying or sliding.
+    pub const fn phase(&self, color: Color) -> Phase {
+        if self.hand[color as usize] > 0 {
+            Phase::Placing
+        } else if self.variant.flying() && self.pieces[color as usize].count() == 3 {
+            Phase::Flying
+        } else {
+            Phase::Sliding
+        }
     }
 
     /// Whether the side to move flies (moves a piece to any empty point).
@@ -605,4 +646,30 @@ const fn mix64(mut x: u64) -> u64 {
     x ^= x >> 27;
     x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_position;
+
+    fn phases(text: &str, variant: Variant) -> [Phase; 2] {
+        let pos = parse_position(text, variant).expect("a position");
+        Color::ALL.map(|c| pos.phase(c))
+    }
+
+    #[test]
+    fn a_side_places_with_a_piece_in_hand_then_flies_at_three_where_the_variant_lets_it() {
+        use Phase::*;
+        // White: three on the board and one in hand; Black: three, hand empty.
+        let placing = "WWW/.../.../....../.../.../BBB w 1 0";
+        // White: four; Black: three; both hands empty. The phase is a side's,
+        // whoever is to move.
+        let moving = "WWW/W../.../....../.../.../BBB b 0 0";
+        assert_eq!(phases(placing, Variant::Standard), [Placing, Flying]);
+        assert_eq!(phases(placing, Variant::NoFlying), [Placing, Sliding]);
+        assert_eq!(phases(moving, Variant::Standard), [Sliding, Flying]);
+        assert_eq!(phases(moving, Variant::NoFlying), [Sliding, Sliding]);
+        assert_eq!(Flying.to_string(), "flying");
+    }
 }

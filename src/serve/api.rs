@@ -4,13 +4,15 @@
 //! Everything here is synchronous and bounded: the position and its moves are parsed
 //! by the engine's notation, values come from the solver's `analyze` and `search`
 //! (tablebase values where the tables cover a position, else a search cut at the
-//! request's time limit, labelled an estimate). The HTTP layer (`super::http`) runs
+//! request's time limit, labelled an estimate), and the answer is the document of
+//! `crate::report`, as `morris analyze --json` writes it. The HTTP layer (`super::http`) runs
 //! it on a bounded pool of worker threads.
 
-use morris_engine::{notation, Color, EndReason, Game, GameEnd, Outcome, Position, Variant};
-use morris_solver::{analyze, Limits, MoveAnalysis, Provenance, SearchResult, Searcher, Verdict};
-use morris_tablebase::{Tablebase, Wdl};
-use serde_json::{json, Value as Json};
+use crate::report::{Report, Search};
+use morris_engine::{notation, Game, Position, Variant};
+use morris_solver::{analyze, Limits, Searcher};
+use morris_tablebase::Tablebase;
+use serde_json::Value as Json;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -261,7 +263,8 @@ pub fn needs_search(q: &Query, ctx: &Context) -> bool {
     !(read(&pos) && pos.legal_moves().iter().all(|&mv| leaf(mv)))
 }
 
-/// The answer to a query: the position, its value and every move, best first.
+/// The answer to a query: the position, its value and every move, best first, as
+/// the document of `crate::report` (the one `analyze --json` writes).
 ///
 /// # Errors
 /// 400 for a bad query, 500 naming the file when a table is damaged.
@@ -269,16 +272,10 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
     let game = game(q)?;
     let time = time_limit(q, ctx)?;
     let clock = Instant::now();
-    let pos = *game.position();
-    let mut doc = describe(&pos);
-    doc["played"] = game.moves().iter().map(ToString::to_string).collect();
     if let Some(end) = game.end() {
-        doc["game_over"] = game_over(end);
-        doc["value"] = value_json(Some(end_verdict(&pos, end)), 0, Provenance::Terminal);
-        doc["moves"] = json!([]);
-        doc["line"] = json!([]);
-        return Ok(doc);
+        return document(&Report::finished(&game, end));
     }
+    let pos = *game.position();
     let tables = ctx.tables()?;
     let mut searcher =
         Searcher::new(Some(&tables), ctx.hash_mb).map_err(|e| ApiError::internal(e.to_string()))?;
@@ -291,18 +288,12 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
     let history = history(&game);
     let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
     let analysis = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
-    let (root, moves) = (&analysis.root, &analysis.moves);
-    let nodes = root.stats.nodes;
-    doc["value"] = value_json(root.value, root.score, root.provenance);
-    doc["line"] = root.pv.iter().map(ToString::to_string).collect();
-    doc["moves"] = moves.iter().map(|a| move_json(&pos, a)).collect();
-    doc["search"] = json!({
-        "time_limit_s": time.as_secs_f64(),
-        "time_ms": clock.elapsed().as_millis() as u64,
-        "nodes": nodes,
-        "depth": root.depth,
-    });
-    Ok(doc)
+    let search = Search::new(&analysis.root, Some(time), clock.elapsed());
+    document(&Report::analysis(&game, &analysis, search))
+}
+
+fn document(report: &Report) -> Result<Json, ApiError> {
+    serde_json::to_value(report).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// The full-state hashes of a game's positions before its current one.
@@ -314,116 +305,10 @@ fn history(game: &Game) -> Vec<u64> {
         .collect()
 }
 
-/// The position itself: both strings, side to move, pieces and hands.
-fn describe(pos: &Position) -> Json {
-    let setup = pos.to_setup();
-    let side = |c: Color| {
-        let phase = crate::show::phase(pos, c);
-        json!({
-            "board": pos.pieces(c).map(|p| p.to_string()).collect::<Vec<_>>(),
-            "hand": pos.hand(c),
-            "phase": phase,
-        })
-    };
-    json!({
-        "position": pos.to_string(),
-        "sanmill": notation::setup_to_sanmill(&setup),
-        "variant": pos.variant().name(),
-        "side_to_move": pos.side_to_move().name(),
-        "white": side(Color::White),
-        "black": side(Color::Black),
-        "game_over": null,
-        "perspective": "\"value\" is for the side to move in this position; each move's \"value\" is for the side to move in the position it leads to (the opponent), as in chess tablebase explorers, and its \"result\" is for the player who makes it",
-    })
-}
-
-fn game_over(end: GameEnd) -> Json {
-    let (winner, reason) = match (end.outcome, end.reason) {
-        (_, EndReason::Threefold) | (Outcome::Draw, _) => (None, "threefold"),
-        (Outcome::Win(c), EndReason::TwoPieces) => (Some(c.name()), "two-pieces"),
-        (Outcome::Win(c), EndReason::Blocked) => (Some(c.name()), "blocked"),
-    };
-    json!({ "winner": winner, "reason": reason, "message": end.to_string() })
-}
-
-/// The value of a finished game for its side to move: the game is over, 0 plies to go.
-fn end_verdict(pos: &Position, end: GameEnd) -> Verdict {
-    match end.outcome {
-        Outcome::Win(c) if c == pos.side_to_move() => Verdict {
-            wdl: Wdl::Win,
-            dtm: Some(0),
-        },
-        Outcome::Win(_) => Verdict {
-            wdl: Wdl::Loss,
-            dtm: Some(0),
-        },
-        Outcome::Draw => Verdict::DRAW,
-    }
-}
-
-fn wdl_name(w: Wdl) -> &'static str {
-    match w {
-        Wdl::Win => "win",
-        Wdl::Draw => "draw",
-        Wdl::Loss => "loss",
-    }
-}
-
-/// A value for its side to move, with how it was obtained; without an exact value,
-/// the search's score, labelled an estimate.
-fn value_json(value: Option<Verdict>, score: i32, provenance: Provenance) -> Json {
-    let exact = provenance.is_exact();
-    match value {
-        Some(v) => json!({
-            "wdl": wdl_name(v.wdl), "dtm": v.dtm, "exact": exact, "estimate": false,
-            "obtained": provenance.name(),
-        }),
-        None => json!({
-            "wdl": null, "dtm": null, "exact": false, "estimate": true,
-            "obtained": provenance.name(), "score": score,
-        }),
-    }
-}
-
-/// One move: its notation and parts, the position it leads to with that position's
-/// value, and the result for the player who makes it.
-fn move_json(pos: &Position, a: &MoveAnalysis) -> Json {
-    let child = pos.play_unchecked(a.mv);
-    json!({
-        "move": a.mv.to_string(),
-        "from": a.mv.from().map(|p| p.to_string()),
-        "to": a.mv.to().to_string(),
-        "capture": a.mv.capture().map(|p| p.to_string()),
-        "position": child.to_string(),
-        "value": value_json(a.result.value, a.result.score, a.result.provenance),
-        "result": result_for_mover(&a.result),
-        "depth": a.result.depth,
-    })
-}
-
-/// The result for the player who makes a move: the opposite of the value of the
-/// position it leads to, one ply further from the end.
-fn result_for_mover(r: &SearchResult) -> Json {
-    match r.value {
-        Some(v) => {
-            let wdl = match v.wdl {
-                Wdl::Win => Wdl::Loss,
-                Wdl::Loss => Wdl::Win,
-                Wdl::Draw => Wdl::Draw,
-            };
-            let dtm = match wdl {
-                Wdl::Draw => None,
-                _ => v.dtm.map(|d| d + 1),
-            };
-            json!({ "wdl": wdl_name(wdl), "dtm": dtm, "exact": r.provenance.is_exact() })
-        }
-        None => json!({ "wdl": null, "dtm": null, "exact": false, "score": -r.score }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ctx() -> Context {
         Context::new(

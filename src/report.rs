@@ -1,0 +1,434 @@
+//! The JSON document about a position: one set of types for every command that
+//! writes one (`probe --json`, `solve --json`, `analyze --json` and the HTTP API of
+//! `morris serve`), with the same field names and meanings everywhere.
+//!
+//! A document has every field. What a command does not compute is `null` (probe: the
+//! line, the search and each move's depth; solve: the moves), while an empty list
+//! means there is none: a finished game has no moves, best moves or line. Values are
+//! for the side to move of their position: the document's `value` for the position's,
+//! a move's `value` for the side to move after it (the opponent), as chess tablebase
+//! explorers give them; a move's `result` is for the player who makes it.
+//!
+//! The types live in the binary, not in the solver crate: they describe the answer
+//! of a command (position strings, each side's phase, search limits), and the library
+//! crates stay free of serde.
+
+use crate::describe::search_depth;
+use morris_engine::{notation, Color, EndReason, Game, GameEnd, Move, Outcome, Position};
+use morris_solver::{Analysis, MoveAnalysis, Provenance, SearchResult, Verdict};
+use morris_tablebase::Wdl;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Whose the values are, in words, in every document.
+pub const PERSPECTIVE: &str = "\"value\" is for the side to move in this position; each move's \"value\" is for the side to move in the position it leads to (the opponent), as in chess tablebase explorers, and its \"result\" is for the player who makes it";
+
+/// What `obtained` says of a position the tablebases do not hold.
+pub const NOT_COVERED: &str = "not covered";
+
+/// The document: the position, its value, its best moves and line, every legal move
+/// and the search that gave them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Our position string.
+    pub position: String,
+    /// The same position as Sanmill writes it.
+    pub sanmill: String,
+    /// `standard` or `no-flying`.
+    pub variant: &'static str,
+    /// `white` or `black`.
+    pub side_to_move: &'static str,
+    /// White's pieces, hand and phase.
+    pub white: Side,
+    /// Black's pieces, hand and phase.
+    pub black: Side,
+    /// How the game ended, or `null` while it goes on.
+    pub game_over: Option<GameOver>,
+    /// Whose the values are.
+    pub perspective: &'static str,
+    /// The moves played to reach the position (from `--fen`, or the start).
+    pub played: Vec<String>,
+    /// The value for the side to move.
+    pub value: Value,
+    /// Every move that keeps the value at its best, in notation order.
+    pub best: Vec<String>,
+    /// The best line from here; `null` where not computed (probe).
+    pub line: Option<Vec<String>>,
+    /// Every legal move, best first for the side to move: quickest win, draws,
+    /// slowest loss; `null` where not computed (solve).
+    pub moves: Option<Vec<MoveReport>>,
+    /// The search behind the answer; `null` where none ran (probe, a finished game).
+    pub search: Option<Search>,
+}
+
+/// One side of the position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Side {
+    /// Its points on the board.
+    pub board: Vec<String>,
+    /// Its pieces in hand.
+    pub hand: u8,
+    /// `placing`, `sliding` or `flying`.
+    pub phase: &'static str,
+}
+
+/// The end of the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameOver {
+    /// `white`, `black`, or `null` for a draw.
+    pub winner: Option<&'static str>,
+    /// `two-pieces`, `blocked` or `threefold`.
+    pub reason: &'static str,
+    /// The end in words.
+    pub message: String,
+}
+
+/// The value of a position for its side to move, and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Value {
+    /// `win`, `draw`, `loss`, or `null` when unknown (an estimate, a position not
+    /// covered).
+    #[serde(serialize_with = "wdl_text")]
+    pub wdl: Option<Wdl>,
+    /// Plies to the end of the game under optimal play; `null` for a draw or where
+    /// not known.
+    pub dtm: Option<u16>,
+    /// Whether the value is exact, with its distance where one is given.
+    pub exact: bool,
+    /// Whether this is a search's estimate (then `score` says how good it looks).
+    pub estimate: bool,
+    /// How it was obtained: the label `morris solve` prints (`terminal`,
+    /// `tablebase`, `proof search`, `depth-limited estimate`, ...), or
+    /// [`NOT_COVERED`].
+    pub obtained: &'static str,
+    /// The depth in plies of the search that gave it; `null` for a finished game or
+    /// a table's entry.
+    pub depth: Option<u32>,
+    /// The search's score for an estimate (positive is good for the side to move);
+    /// `null` otherwise.
+    pub score: Option<i32>,
+}
+
+/// What a move brings the player who makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveResult {
+    /// `win`, `draw`, `loss`, or `null` when unknown.
+    #[serde(serialize_with = "wdl_text")]
+    pub wdl: Option<Wdl>,
+    /// Plies to the end of the game counted before the move; `null` for a draw or
+    /// where not known.
+    pub dtm: Option<u16>,
+    /// Whether the result is exact.
+    pub exact: bool,
+    /// The search's score for the mover, for an estimate; `null` otherwise.
+    pub score: Option<i32>,
+}
+
+/// One legal move and where it leads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveReport {
+    /// The move in our notation: `d6`, `a1-a4`, `d6xg7`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The point it leaves, `null` for a placement.
+    pub from: Option<String>,
+    /// The point it reaches.
+    pub to: String,
+    /// The piece it takes, if any.
+    pub capture: Option<String>,
+    /// The position it leads to.
+    pub position: String,
+    /// That position's value, for its side to move (the opponent).
+    pub value: Value,
+    /// The result for the player who makes the move.
+    pub result: MoveResult,
+    /// Plies searched after the move; `null` where no search ran (probe).
+    pub depth: Option<u32>,
+}
+
+/// The search behind an answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Search {
+    /// The time limit in seconds, `null` for none.
+    pub time_limit_s: Option<f64>,
+    /// Milliseconds the answer took, from when its time began to run.
+    pub time_ms: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The depth of the last completed iteration, in plies.
+    pub depth: u32,
+}
+
+impl Search {
+    /// The search of a result, under a time limit, that took `elapsed`.
+    pub fn new(r: &SearchResult, time_limit: Option<Duration>, elapsed: Duration) -> Search {
+        Search {
+            time_limit_s: time_limit.map(|t| t.as_secs_f64()),
+            time_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            nodes: r.stats.nodes,
+            depth: r.depth,
+        }
+    }
+}
+
+/// A value as text: `win`, `draw`, `loss`, or `null`.
+fn wdl_text<S: serde::Serializer>(w: &Option<Wdl>, s: S) -> Result<S::Ok, S::Error> {
+    w.map(|w| match w {
+        Wdl::Win => "win",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss",
+    })
+    .serialize(s)
+}
+
+impl Value {
+    /// A search's answer: its exact value, or its estimate.
+    pub fn searched(r: &SearchResult) -> Value {
+        let depth = search_depth(r.provenance, r.depth);
+        match r.value {
+            // A proven result whose distance is only an upper bound keeps `exact: false`.
+            Some(v) => Value {
+                exact: r.provenance.is_exact(),
+                ..Value::known(v, r.provenance.name(), depth)
+            },
+            None => Value {
+                wdl: None,
+                dtm: None,
+                exact: false,
+                estimate: true,
+                obtained: r.provenance.name(),
+                depth,
+                score: Some(r.score),
+            },
+        }
+    }
+
+    /// The tablebases' value, `None` for a position they do not cover.
+    pub fn table(v: Option<Verdict>) -> Value {
+        match v {
+            Some(v) => Value::known(v, Provenance::Tablebase.name(), None),
+            None => Value {
+                wdl: None,
+                dtm: None,
+                exact: false,
+                estimate: false,
+                obtained: NOT_COVERED,
+                depth: None,
+                score: None,
+            },
+        }
+    }
+
+    /// The value of a finished game for its side to move: 0 plies to go.
+    pub fn finished(pos: &Position, end: GameEnd) -> Value {
+        let v = match end.outcome {
+            Outcome::Win(c) if c == pos.side_to_move() => Verdict {
+                wdl: Wdl::Win,
+                dtm: Some(0),
+            },
+            Outcome::Win(_) => Verdict {
+                wdl: Wdl::Loss,
+                dtm: Some(0),
+            },
+            Outcome::Draw => Verdict::DRAW,
+        };
+        Value::known(v, Provenance::Terminal.name(), None)
+    }
+
+    fn known(v: Verdict, obtained: &'static str, depth: Option<u32>) -> Value {
+        Value {
+            wdl: Some(v.wdl),
+            dtm: v.dtm,
+            exact: true,
+            estimate: false,
+            obtained,
+            depth,
+            score: None,
+        }
+    }
+}
+
+impl MoveResult {
+    /// The result of a move for its player, from the value of the position it leads
+    /// to: the opposite, one ply further from the end.
+    pub fn of(value: &Value) -> MoveResult {
+        let wdl = value.wdl.map(|w| match w {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        });
+        MoveResult {
+            wdl,
+            dtm: match wdl {
+                Some(Wdl::Draw) => None,
+                _ => value.dtm.map(|d| d + 1),
+            },
+            exact: value.exact,
+            score: value.score.map(|s| -s),
+        }
+    }
+
+    /// How good the result is for the mover: higher is better (a quicker win, a
+    /// slower loss); an unknown result between draws and losses.
+    fn rank(&self) -> (u8, i32) {
+        let d = self.dtm.map_or(i32::from(u16::MAX), i32::from);
+        match self.wdl {
+            Some(Wdl::Win) => (4, -d),
+            Some(Wdl::Draw) => (3, 0),
+            None => (2, self.score.unwrap_or(0)),
+            Some(Wdl::Loss) => (1, self.dtm.map_or(0, i32::from)),
+        }
+    }
+}
+
+impl MoveReport {
+    /// Move `mv` of `pos`, leading to a position of value `value`, searched to
+    /// `depth` plies after it where a search ran.
+    pub fn new(pos: &Position, mv: Move, value: Value, depth: Option<u32>) -> MoveReport {
+        MoveReport {
+            mv: mv.to_string(),
+            from: mv.from().map(|p| p.to_string()),
+            to: mv.to().to_string(),
+            capture: mv.capture().map(|p| p.to_string()),
+            position: pos.play_unchecked(mv).to_string(),
+            result: MoveResult::of(&value),
+            value,
+            depth,
+        }
+    }
+
+    /// One move of an analysis.
+    fn analysed(pos: &Position, a: &MoveAnalysis) -> MoveReport {
+        MoveReport::new(
+            pos,
+            a.mv,
+            Value::searched(&a.result),
+            Some(a.result.depth),
+        )
+    }
+}
+
+fn side(pos: &Position, c: Color) -> Side {
+    Side {
+        board: pos.pieces(c).map(|p| p.to_string()).collect(),
+        hand: pos.hand(c),
+        phase: pos.phase(c).name(),
+    }
+}
+
+fn game_over(end: GameEnd) -> GameOver {
+    let (winner, reason) = match (end.outcome, end.reason) {
+        (_, EndReason::Threefold) | (Outcome::Draw, _) => (None, "threefold"),
+        (Outcome::Win(c), EndReason::TwoPieces) => (Some(c.name()), "two-pieces"),
+        (Outcome::Win(c), EndReason::Blocked) => (Some(c.name()), "blocked"),
+    };
+    GameOver {
+        winner,
+        reason,
+        message: end.to_string(),
+    }
+}
+
+fn names(moves: &[Move]) -> Vec<String> {
+    moves.iter().map(ToString::to_string).collect()
+}
+
+/// The moves whose result is the first's (the best), in notation order.
+fn best_of(moves: &[MoveReport]) -> Vec<String> {
+    let Some(first) = moves.first() else {
+        return Vec::new();
+    };
+    if first.result.wdl.is_none() && first.result.score.is_none() {
+        return Vec::new();
+    }
+    let mut best: Vec<String> = moves
+        .iter()
+        .filter(|m| m.result == first.result)
+        .map(|m| m.mv.clone())
+        .collect();
+    best.sort();
+    best
+}
+
+impl Report {
+    /// The document of a game's current position with its value; nothing else known
+    /// yet.
+    fn new(game: &Game, value: Value) -> Report {
+        let pos = game.position();
+        Report {
+            position: pos.to_string(),
+            sanmill: notation::setup_to_sanmill(&pos.to_setup()),
+            variant: pos.variant().name(),
+            side_to_move: pos.side_to_move().name(),
+            white: side(pos, Color::White),
+            black: side(pos, Color::Black),
+            game_over: game.end().map(game_over),
+            perspective: PERSPECTIVE,
+            played: names(game.moves()),
+            value,
+            best: Vec::new(),
+            line: None,
+            moves: None,
+            search: None,
+        }
+    }
+
+    /// A finished game: its end, its value, and no moves.
+    pub fn finished(game: &Game, end: GameEnd) -> Report {
+        Report {
+            line: Some(Vec::new()),
+            moves: Some(Vec::new()),
+            ..Report::new(game, Value::finished(game.position(), end))
+        }
+    }
+
+    /// The analysis of every move of a game's position (`analyze`, the API).
+    pub fn analysis(game: &Game, analysis: &Analysis, search: Search) -> Report {
+        let pos = game.position();
+        let moves: Vec<MoveReport> = analysis
+            .moves
+            .iter()
+            .map(|a| MoveReport::analysed(pos, a))
+            .collect();
+        Report {
+            best: best_of(&moves),
+            line: Some(names(&analysis.root.pv)),
+            moves: Some(moves),
+            search: Some(search),
+            ..Report::new(game, Value::searched(&analysis.root))
+        }
+    }
+
+    /// The search of a game's position (`solve`), with its best moves: all those
+    /// that keep the tablebase value where the tables hold it, else the search's.
+    pub fn solved(game: &Game, r: &SearchResult, best: &[Move], search: Search) -> Report {
+        let mut best = if best.is_empty() {
+            r.best.iter().map(ToString::to_string).collect()
+        } else {
+            names(best)
+        };
+        best.sort();
+        Report {
+            best,
+            line: Some(names(&r.pv)),
+            search: Some(search),
+            ..Report::new(game, Value::searched(r))
+        }
+    }
+
+    /// The tablebases' answer for a game's position (`probe`): its value and every
+    /// move's, best first.
+    pub fn probed(game: &Game, value: Value, mut moves: Vec<MoveReport>) -> Report {
+        moves.sort_by(|a, b| {
+            b.result
+                .rank()
+                .cmp(&a.result.rank())
+                .then_with(|| a.mv.cmp(&b.mv))
+        });
+        Report {
+            best: best_of(&moves),
+            moves: Some(moves),
+            ..Report::new(game, value)
+        }
+    }
+}
