@@ -30,11 +30,13 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// Print JSON, the document `probe`, `solve` and the API of `serve` write too
-    /// (README, "JSON output"): the position, its value for the side to move, the
-    /// best moves and line, every move best first with its parts, the position it
-    /// leads to, that position's value (for the opponent), the result for the mover
-    /// and its search depth, and the search's limit, time, nodes and depth.
+    /// Print JSON: the document of README's "JSON output", as `probe`, `solve` and the
+    /// API of `serve` write it.
+    ///
+    /// The position, its value for the side to move, the best moves and line, every
+    /// move best first with its parts, the position it leads to, that position's
+    /// value (for the opponent), the result for the mover and its search depth, and
+    /// the search's time limit, time, nodes and depth.
     #[arg(long)]
     json: bool,
 }

@@ -20,13 +20,15 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// Print JSON, the document `solve`, `analyze` and the API of `serve` write too
-    /// (README, "JSON output"): the position, its tablebase value, and every move
-    /// best first with the table's value of the position it leads to (for the
-    /// opponent) and the result for the mover; no search, so "line", "search" and
-    /// each move's "depth" are null, and a position the tables do not hold has the
-    /// value "obtained": "not covered". The tables know no history: a repetition in
-    /// `--moves` ends the game, but is not looked ahead for.
+    /// Print JSON: the document of README's "JSON output", as `solve`, `analyze` and
+    /// the API of `serve` write it.
+    ///
+    /// The position, its tablebase value, and every move best first with the table's
+    /// value of the position it leads to (for the opponent) and the result for the
+    /// mover. No search: "line", "search" and each move's "depth" are null; a
+    /// position the tables do not hold has the value "obtained": "not covered". The
+    /// tables know no history: a repetition in `--moves` ends the game, but is not
+    /// looked ahead for.
     #[arg(long)]
     json: bool,
 }

@@ -299,12 +299,7 @@ impl MoveReport {
 
     /// One move of an analysis.
     fn analysed(pos: &Position, a: &MoveAnalysis) -> MoveReport {
-        MoveReport::new(
-            pos,
-            a.mv,
-            Value::searched(&a.result),
-            Some(a.result.depth),
-        )
+        MoveReport::new(pos, a.mv, Value::searched(&a.result), Some(a.result.depth))
     }
 }
 

@@ -35,10 +35,12 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// Print JSON, the document `probe`, `analyze` and the API of `serve` write too
-    /// (README, "JSON output"): the position, its value for the side to move with
-    /// how it was obtained and the search depth, the best moves, the line, and the
-    /// search's limit, time, nodes and depth; "moves" is null (see `analyze`).
+    /// Print JSON: the document of README's "JSON output", as `probe`, `analyze` and
+    /// the API of `serve` write it.
+    ///
+    /// The position, its value for the side to move with how it was obtained and the
+    /// search's depth, the best moves, the line, and the search's time limit, time,
+    /// nodes and depth; "moves" is null (`analyze` gives every move).
     #[arg(long)]
     json: bool,
 }
@@ -81,10 +83,7 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
             "value:     {}, proven; the distance is an upper bound",
             describe::value_for(v, pos.side_to_move())
         ),
-        (_, Some(v)) => outln!(
-            "value:     {}",
-            describe::value_for(v, pos.side_to_move())
-        ),
+        (_, Some(v)) => outln!("value:     {}", describe::value_for(v, pos.side_to_move())),
         (_, None) => outln!(
             "value:     estimate {:+} for {} (the side to move), not exact",
             r.score,

@@ -35,7 +35,7 @@ pub use moves::{Move, MoveList, MAX_MOVES};
 pub use notation::ParseError;
 pub use perft::{perft, perft_divide};
 pub use position::{
-    Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
-    Variant, PIECES_PER_PLAYER,
+    Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError, Variant,
+    PIECES_PER_PLAYER,
 };
 pub use symmetry::{Symmetry, SYMMETRY_COUNT};
