@@ -1,6 +1,6 @@
 //! `morris generate`: solve movement and placement sectors into tablebase files.
 
-use crate::tb::{human_bytes, TbDir, Variants};
+use crate::tb::{human_bytes, TbOut, Variants};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::Variant;
 use morris_tablebase::driver::{self, Reporter, SectorReport};
@@ -36,7 +36,7 @@ pub struct Args {
     sector: Vec<SectorId>,
 
     #[command(flatten)]
-    tb: TbDir,
+    tb: TbOut,
 
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]

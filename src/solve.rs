@@ -149,7 +149,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.position.game()?
     };
     let pos = *game.position();
-    if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
+    if let Some(end) = game.end().filter(|e| e.reason() == EndReason::Threefold) {
         outln!("position:  {pos} ({})", pos.variant());
         outln!("value:     game over: {end}");
         return Ok(());
@@ -162,7 +162,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
-    let result = searcher.search(&pos, limits, &crate::args::history(&game))?;
+    let result = searcher.search(&pos, limits, &game.history())?;
     let best_moves = searcher.tablebase_best_moves(&pos)?;
     report(&pos, &result, &best_moves);
     Ok(())

@@ -7,7 +7,7 @@
 //! request's time limit, labelled an estimate). The HTTP layer (`super::http`) runs
 //! it on a bounded pool of worker threads.
 
-use morris_engine::{notation, Color, EndReason, Game, GameEnd, Outcome, Position, Variant};
+use morris_engine::{notation, Color, Game, GameEnd, Position, Variant};
 use morris_solver::{analyze, Limits, MoveAnalysis, Provenance, SearchResult, Searcher, Verdict};
 use morris_tablebase::{Tablebase, Wdl};
 use serde_json::{json, Value as Json};
@@ -253,7 +253,7 @@ pub fn needs_search(q: &Query, ctx: &Context) -> bool {
         Err(_) => true,
     };
     let pos = *game.position();
-    let history = history(&game);
+    let history = game.history();
     let leaf = |mv| {
         let child = pos.play_unchecked(mv);
         child.end().is_some() || history.contains(&child.hash()) || read(&child)
@@ -288,7 +288,7 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
         start: Some(clock),
         ..Limits::default()
     };
-    let history = history(&game);
+    let history = game.history();
     let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
     let analysis = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
     let (root, moves) = (&analysis.root, &analysis.moves);
@@ -305,22 +305,13 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
     Ok(doc)
 }
 
-/// The full-state hashes of a game's positions before its current one.
-fn history(game: &Game) -> Vec<u64> {
-    let positions = game.positions();
-    positions[..positions.len() - 1]
-        .iter()
-        .map(Position::hash)
-        .collect()
-}
-
 /// The position itself: both strings, side to move, pieces and hands.
 fn describe(pos: &Position) -> Json {
     let setup = pos.to_setup();
     let side = |c: Color| {
         let phase = crate::show::phase(pos, c);
         json!({
-            "board": pos.pieces(c).map(|p| p.to_string()).collect::<Vec<_>>(),
+            "board": pos.pieces(c).iter().map(|p| p.to_string()).collect::<Vec<_>>(),
             "hand": pos.hand(c),
             "phase": phase,
         })
@@ -338,26 +329,20 @@ fn describe(pos: &Position) -> Json {
 }
 
 fn game_over(end: GameEnd) -> Json {
-    let (winner, reason) = match (end.outcome, end.reason) {
-        (_, EndReason::Threefold) | (Outcome::Draw, _) => (None, "threefold"),
-        (Outcome::Win(c), EndReason::TwoPieces) => (Some(c.name()), "two-pieces"),
-        (Outcome::Win(c), EndReason::Blocked) => (Some(c.name()), "blocked"),
+    let (winner, reason) = match end {
+        GameEnd::TwoPieces { winner } => (Some(winner.name()), "two-pieces"),
+        GameEnd::Blocked { winner } => (Some(winner.name()), "blocked"),
+        GameEnd::Threefold => (None, "threefold"),
     };
     json!({ "winner": winner, "reason": reason, "message": end.to_string() })
 }
 
 /// The value of a finished game for its side to move: the game is over, 0 plies to go.
 fn end_verdict(pos: &Position, end: GameEnd) -> Verdict {
-    match end.outcome {
-        Outcome::Win(c) if c == pos.side_to_move() => Verdict {
-            wdl: Wdl::Win,
-            dtm: Some(0),
-        },
-        Outcome::Win(_) => Verdict {
-            wdl: Wdl::Loss,
-            dtm: Some(0),
-        },
-        Outcome::Draw => Verdict::DRAW,
+    let wdl = end.value_for(pos.side_to_move());
+    Verdict {
+        wdl,
+        dtm: (wdl != Wdl::Draw).then_some(0),
     }
 }
 
