@@ -78,14 +78,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
+    if let Some(end) = game.end().filter(|e| e.reason() == EndReason::Threefold) {
         outln!("position: {pos} ({})", pos.variant());
         outln!("game over: {end}");
         return Ok(());
     }
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
-    let history = crate::args::history(&game);
+    let history = game.history();
     let clock = std::time::Instant::now();
     // One budget for every move and the root, counted from here.
     let limits = Limits {

@@ -69,16 +69,6 @@ impl PositionArgs {
     }
 }
 
-/// The full-state hashes of a game's positions before its current one (for the
-/// search's repetition rule).
-pub fn history(game: &Game) -> Vec<u64> {
-    let positions = game.positions();
-    positions[..positions.len() - 1]
-        .iter()
-        .map(Position::hash)
-        .collect()
-}
-
 /// Limits of a search.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {

@@ -1,7 +1,7 @@
 //! `morris generate`: solve movement and placement sectors into tablebase files.
 
 use crate::progress::Progress;
-use crate::tb::{human_bytes, TbDir, Variants};
+use crate::tb::{human_bytes, TbOut, Variants};
 use morris_tablebase::driver::{self, Reporter, SectorReport};
 use morris_tablebase::placement::PlacementSector;
 use morris_tablebase::sector::SectorId;
@@ -35,7 +35,7 @@ pub struct Args {
     sector: Vec<SectorId>,
 
     #[command(flatten)]
-    tb: TbDir,
+    tb: TbOut,
 
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]

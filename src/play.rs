@@ -102,7 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Ok(());
         }
         if pos.side_to_move() != human {
-            let r = searcher.search(&pos, limits, &crate::args::history(&game))?;
+            let r = searcher.search(&pos, limits, &game.history())?;
             let Some(m) = r.best else {
                 anyhow::bail!("the engine found no move");
             };

@@ -4,7 +4,7 @@ use crate::args::PositionArgs;
 use crate::describe;
 use crate::report::{MoveReport, Report, Value};
 use crate::tb::TbDir;
-use morris_engine::{Game, Outcome, Position};
+use morris_engine::{Game, Position};
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Tablebase, Wdl};
 
@@ -128,11 +128,7 @@ fn keeping_moves(tb: &Tablebase, pos: &Position, wdl: Wdl) -> anyhow::Result<Vec
     for &m in pos.legal_moves().iter() {
         let next = pos.play_unchecked(m);
         let theirs = match next.end() {
-            Some(end) => match end.outcome {
-                Outcome::Win(c) if c == next.side_to_move() => Wdl::Win,
-                Outcome::Win(_) => Wdl::Loss,
-                Outcome::Draw => Wdl::Draw,
-            },
+            Some(end) => end.value_for(next.side_to_move()),
             None => match tb.probe(&next)? {
                 Some(v) => v.wdl(),
                 None => anyhow::bail!(

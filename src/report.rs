@@ -14,7 +14,7 @@
 //! crates stay free of serde.
 
 use crate::describe::search_depth;
-use morris_engine::{notation, Color, EndReason, Game, GameEnd, Move, Outcome, Position};
+use morris_engine::{notation, Color, Game, GameEnd, Move, Position};
 use morris_solver::{Analysis, MoveAnalysis, Provenance, SearchResult, Verdict};
 use morris_tablebase::Wdl;
 use serde::Serialize;
@@ -221,16 +221,10 @@ impl Value {
 
     /// The value of a finished game for its side to move: 0 plies to go.
     pub fn finished(pos: &Position, end: GameEnd) -> Value {
-        let v = match end.outcome {
-            Outcome::Win(c) if c == pos.side_to_move() => Verdict {
-                wdl: Wdl::Win,
-                dtm: Some(0),
-            },
-            Outcome::Win(_) => Verdict {
-                wdl: Wdl::Loss,
-                dtm: Some(0),
-            },
-            Outcome::Draw => Verdict::DRAW,
+        let wdl = end.value_for(pos.side_to_move());
+        let v = Verdict {
+            wdl,
+            dtm: (wdl != Wdl::Draw).then_some(0),
         };
         Value::known(v, Provenance::Terminal.name(), None)
     }
@@ -305,17 +299,17 @@ impl MoveReport {
 
 fn side(pos: &Position, c: Color) -> Side {
     Side {
-        board: pos.pieces(c).map(|p| p.to_string()).collect(),
+        board: pos.pieces(c).iter().map(|p| p.to_string()).collect(),
         hand: pos.hand(c),
         phase: pos.phase(c).name(),
     }
 }
 
 fn game_over(end: GameEnd) -> GameOver {
-    let (winner, reason) = match (end.outcome, end.reason) {
-        (_, EndReason::Threefold) | (Outcome::Draw, _) => (None, "threefold"),
-        (Outcome::Win(c), EndReason::TwoPieces) => (Some(c.name()), "two-pieces"),
-        (Outcome::Win(c), EndReason::Blocked) => (Some(c.name()), "blocked"),
+    let (winner, reason) = match end {
+        GameEnd::TwoPieces { winner } => (Some(winner.name()), "two-pieces"),
+        GameEnd::Blocked { winner } => (Some(winner.name()), "blocked"),
+        GameEnd::Threefold => (None, "threefold"),
     };
     GameOver {
         winner,

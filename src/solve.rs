@@ -141,7 +141,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    if let Some(end) = game.end().filter(|e| e.reason == EndReason::Threefold) {
+    if let Some(end) = game.end().filter(|e| e.reason() == EndReason::Threefold) {
         outln!("position:  {pos} ({})", pos.variant());
         outln!("value:     game over: {end}");
         return Ok(());
@@ -155,7 +155,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
-    let result = searcher.search(&pos, limits, &crate::args::history(&game))?;
+    let result = searcher.search(&pos, limits, &game.history())?;
     let best_moves = searcher.tablebase_best_moves(&pos)?;
     if args.json {
         let search = Search::new(&result, limits.time, start.elapsed());

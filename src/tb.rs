@@ -50,6 +50,23 @@ pub fn cache_bytes(value: Option<OsString>) -> Result<usize, String> {
         })
 }
 
+/// Where `generate` writes its tablebase files: `--tb` alone. The generator reads the
+/// sectors it builds on into memory, never through a mapping, so `--no-mmap` is no
+/// choice it has (and is refused as an unknown argument, not taken and ignored).
+#[derive(Args, Debug, Clone)]
+pub struct TbOut {
+    /// Tablebase directory [default: $MORRIS_TB_DIR, else ./tablebases].
+    #[arg(long = "tb", value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+impl TbOut {
+    /// The directory to use.
+    pub fn path(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(default_dir)
+    }
+}
+
 /// Where the tablebases live, and how to read them.
 #[derive(Args, Debug, Clone)]
 struct TbDirArgs {

@@ -690,3 +690,39 @@ fn move_lists_apply_the_threefold_rule() {
         "{err}"
     );
 }
+
+/// `generate` reads the sectors it builds on into memory, never through a mapping:
+/// `--no-mmap` is refused there, not taken and ignored.
+#[test]
+fn generate_refuses_no_mmap() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let tb = dir.path().to_str().expect("a UTF-8 path");
+    let err = refused(&["generate", "--no-mmap", "--sector", "3-3", "--tb", tb]);
+    assert!(err.contains("--no-mmap"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// `morris help` gives every command a summary of one short line.
+#[test]
+fn help_summaries_are_one_line_each() {
+    let out = ok(&["help"]);
+    let commands: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        commands
+            .iter()
+            .any(|l| l.trim_start().starts_with("bench ")),
+        "{out}"
+    );
+    for line in commands {
+        assert!(line.len() <= 100, "a summary longer than a line: {line}");
+    }
+}

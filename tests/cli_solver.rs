@@ -137,7 +137,7 @@ fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
     let end = play_out(DEFAULT, &line)
         .end()
         .expect("the line ends the game");
-    assert_eq!(end.outcome, Outcome::Win(Color::White), "{stdout}");
+    assert_eq!(end.outcome(), Outcome::Win(Color::White), "{stdout}");
 
     // The second time the files are there: nothing to generate, the same answer.
     let again = morris(["solve", "--tb", tb]).output();
@@ -174,7 +174,7 @@ fn solve_a_tablebase_position_and_a_placement_position() {
     let end = play_out(THREE_THREE, &line)
         .end()
         .expect("the line ends the game");
-    assert_eq!(end.outcome, Outcome::Win(winner), "{out}");
+    assert_eq!(end.outcome(), Outcome::Win(winner), "{out}");
 
     // One placement away from the tablebases: a proof, and a line through them.
     let pos = position(PLACING);

@@ -612,7 +612,7 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
             let m = r.best.expect("a winning move");
             let next = pos.play_unchecked(m);
             let lost = match next.end() {
-                Some(end) => end.outcome != morris_engine::Outcome::Win(next.side_to_move()),
+                Some(end) => end.outcome() != morris_engine::Outcome::Win(next.side_to_move()),
                 None => raw_tb
                     .probe(&next)
                     .expect("good")

@@ -359,7 +359,7 @@ impl Naive {
 
 fn engine_end(pos: &Position) -> Option<NEnd> {
     let idx = |c: Color| c.index();
-    pos.end().map(|e| match (e.outcome, e.reason) {
+    pos.end().map(|e| match (e.outcome(), e.reason()) {
         (Outcome::Win(w), EndReason::TwoPieces) => NEnd::TwoPieces(idx(w.opponent())),
         (Outcome::Win(w), EndReason::Blocked) => NEnd::Blocked(idx(w.opponent())),
         other => panic!("Position::end gave {other:?} in {pos}"),

@@ -112,7 +112,7 @@ impl NaiveSolver<'_> {
 
     fn value(&mut self, pos: &Position) -> Naive {
         if let Some(end) = pos.end() {
-            return match end.outcome {
+            return match end.outcome() {
                 Outcome::Win(c) if c == pos.side_to_move() => Naive::Win(0),
                 Outcome::Win(_) => Naive::Loss(0),
                 Outcome::Draw => Naive::Draw,

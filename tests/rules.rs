@@ -66,9 +66,10 @@ fn play_all(game: &mut Game, line: &str) {
 }
 
 fn win(winner: Color, reason: EndReason) -> Option<GameEnd> {
-    Some(GameEnd {
-        outcome: Outcome::Win(winner),
-        reason,
+    Some(match reason {
+        EndReason::TwoPieces => GameEnd::TwoPieces { winner },
+        EndReason::Blocked => GameEnd::Blocked { winner },
+        EndReason::Threefold => panic!("a repetition is a draw, no win"),
     })
 }
 
@@ -493,10 +494,7 @@ fn threefold_repetition_ignores_the_hands() {
     assert_eq!(start.pieces(W), third.pieces(W));
     assert_eq!(start.pieces(B), third.pieces(B));
     assert_eq!(game.repetitions(), 3);
-    let draw = Some(GameEnd {
-        outcome: Outcome::Draw,
-        reason: EndReason::Threefold,
-    });
+    let draw = Some(GameEnd::Threefold);
     assert_eq!(game.end(), draw);
     // The position alone does not know its history.
     assert_eq!(third.end(), None);
@@ -527,7 +525,7 @@ fn threefold_counts_occurrences_with_the_same_side_to_move() {
     assert_eq!(game.end(), None);
     play_all(&mut game, "d1-g1");
     assert_eq!(game.repetitions(), 3);
-    assert_eq!(game.end().map(|e| e.outcome), Some(Outcome::Draw));
+    assert_eq!(game.end().map(|e| e.outcome()), Some(Outcome::Draw));
 }
 
 // ---------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ fn back(child: i32) -> i32 {
 
 /// The value of a finished game for its side to move.
 fn terminal(pos: &Position) -> Option<i32> {
-    pos.end().map(|end| match end.outcome {
+    pos.end().map(|end| match end.outcome() {
         Outcome::Win(c) if c == pos.side_to_move() => WIN,
         Outcome::Win(_) => -WIN,
         Outcome::Draw => 0,
@@ -176,7 +176,7 @@ fn check_line_ends_game(tb: &Tablebase, pos: &Position, line: &[Move], value: im
         .end()
         .unwrap_or_else(|| panic!("{pos}: the game is not over after {line:?}: {p}"));
     assert_eq!(
-        end.outcome,
+        end.outcome(),
         Outcome::Win(winner),
         "{pos}: {line:?} ends in {end}, expected a win for {winner}"
     );

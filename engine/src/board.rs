@@ -264,22 +264,43 @@ impl FromIterator<Point> for Bitboard {
     }
 }
 
-impl Iterator for Bitboard {
+impl Bitboard {
+    /// The points of the set, in increasing order.
+    pub const fn iter(self) -> Points {
+        Points(self)
+    }
+}
+
+impl IntoIterator for Bitboard {
+    type Item = Point;
+    type IntoIter = Points;
+
+    fn into_iter(self) -> Points {
+        Points(self)
+    }
+}
+
+/// The points of a [`Bitboard`], in increasing order: [`Bitboard::iter`].
+#[derive(Clone, Copy, Debug)]
+pub struct Points(Bitboard);
+
+impl Iterator for Points {
     type Item = Point;
 
+    #[inline]
     fn next(&mut self) -> Option<Point> {
-        let p = self.first()?;
-        self.0 &= self.0 - 1;
+        let p = self.0.first()?;
+        self.0 .0 &= self.0 .0 - 1;
         Some(p)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.count() as usize;
+        let n = self.0.count() as usize;
         (n, Some(n))
     }
 }
 
-impl ExactSizeIterator for Bitboard {}
+impl ExactSizeIterator for Points {}
 
 impl fmt::Debug for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -306,10 +327,10 @@ mod tests {
 
     #[test]
     fn iteration_yields_every_point_once_in_order() {
-        let all: Vec<Point> = Bitboard::FULL.collect();
+        let all: Vec<Point> = Bitboard::FULL.iter().collect();
         assert_eq!(all, Point::ALL.to_vec());
         let some = Bitboard::from_bits(0b1010_0000_0000_0000_0001_0001).unwrap();
-        let idx: Vec<usize> = some.map(Point::index).collect();
+        let idx: Vec<usize> = some.iter().map(Point::index).collect();
         assert_eq!(idx, vec![0, 4, 21, 23]);
         assert_eq!(Bitboard::from_bits(1 << 24), None);
     }

@@ -5,7 +5,7 @@
 //! the repetition keys of `positions`.
 
 use crate::moves::Move;
-use crate::position::{EndReason, GameEnd, IllegalMove, Outcome, Position};
+use crate::position::{GameEnd, IllegalMove, Position};
 use std::collections::HashMap;
 
 /// A game: a start position, the moves played and the repetitions seen.
@@ -42,6 +42,13 @@ impl Game {
         &self.positions
     }
 
+    /// The full-state hashes ([`Position::hash`]) of the game's positions before the
+    /// current one: what a search needs to score a return to them as a repetition.
+    pub fn history(&self) -> Vec<u64> {
+        let before = &self.positions[..self.positions.len() - 1];
+        before.iter().map(Position::hash).collect()
+    }
+
     /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
@@ -57,12 +64,9 @@ impl Game {
 
     /// How the game has ended, if it has: rules 1 and 2 first, then threefold.
     pub fn end(&self) -> Option<GameEnd> {
-        self.position().end().or_else(|| {
-            (self.repetitions() >= 3).then_some(GameEnd {
-                outcome: Outcome::Draw,
-                reason: EndReason::Threefold,
-            })
-        })
+        self.position()
+            .end()
+            .or_else(|| (self.repetitions() >= 3).then_some(GameEnd::Threefold))
     }
 
     /// Play a move.

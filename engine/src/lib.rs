@@ -29,13 +29,13 @@ pub mod position;
 pub mod symmetry;
 pub mod tables;
 
-pub use board::{Bitboard, Point, POINT_COUNT};
+pub use board::{Bitboard, Point, Points, POINT_COUNT};
 pub use game::Game;
 pub use moves::{Move, MoveList, MAX_MOVES};
 pub use notation::ParseError;
 pub use perft::{perft, perft_divide};
 pub use position::{
-    Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError, Variant,
-    PIECES_PER_PLAYER,
+    mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
+    Variant, Wdl, PIECES_PER_PLAYER,
 };
 pub use symmetry::{Symmetry, SYMMETRY_COUNT};

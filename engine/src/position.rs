@@ -73,6 +73,24 @@ impl Variant {
     /// Both variants.
     pub const ALL: [Variant; 2] = [Variant::Standard, Variant::NoFlying];
 
+    /// The variant's number: 0 for Standard, 1 for No-flying, as file headers and
+    /// tables indexed by variant use it.
+    pub const fn index(self) -> usize {
+        match self {
+            Variant::Standard => 0,
+            Variant::NoFlying => 1,
+        }
+    }
+
+    /// The variant of number `n` ([`Variant::index`]), if there is one.
+    pub const fn from_index(n: usize) -> Option<Variant> {
+        match n {
+            0 => Some(Variant::Standard),
+            1 => Some(Variant::NoFlying),
+            _ => None,
+        }
+    }
+
     /// `"standard"` or `"no-flying"`, as on the command line and in file names.
     pub const fn name(self) -> &'static str {
         match self {
@@ -135,6 +153,43 @@ impl fmt::Display for Phase {
     }
 }
 
+/// The game-theoretic value of a position for the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Wdl {
+    /// The side to move loses.
+    Loss,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move wins.
+    Win,
+}
+
+impl Wdl {
+    /// The value for the other side.
+    pub const fn opposite(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+
+    /// `"win"`, `"draw"` or `"loss"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Wdl::Loss => "loss",
+            Wdl::Draw => "draw",
+            Wdl::Win => "win",
+        }
+    }
+}
+
+impl fmt::Display for Wdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Outcome {
@@ -155,29 +210,72 @@ pub enum EndReason {
     Threefold,
 }
 
-/// The end of a game: who won and why.
+/// The end of a game: who won and by which rule. A win is by rule 1 or 2 of RULES.md,
+/// a draw by repetition: no value says "a win by repetition".
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct GameEnd {
+pub enum GameEnd {
+    /// The loser has an empty hand and at most two pieces on the board.
+    TwoPieces {
+        /// Who won.
+        winner: Color,
+    },
+    /// The loser is to move and has no legal move.
+    Blocked {
+        /// Who won.
+        winner: Color,
+    },
+    /// The same position occurred for the third time with the same side to move.
+    Threefold,
+}
+
+impl GameEnd {
     /// The result.
-    pub outcome: Outcome,
+    pub const fn outcome(self) -> Outcome {
+        match self {
+            GameEnd::TwoPieces { winner } | GameEnd::Blocked { winner } => Outcome::Win(winner),
+            GameEnd::Threefold => Outcome::Draw,
+        }
+    }
+
     /// The rule that ended the game.
-    pub reason: EndReason,
+    pub const fn reason(self) -> EndReason {
+        match self {
+            GameEnd::TwoPieces { .. } => EndReason::TwoPieces,
+            GameEnd::Blocked { .. } => EndReason::Blocked,
+            GameEnd::Threefold => EndReason::Threefold,
+        }
+    }
+
+    /// The winner, if the game was not drawn.
+    pub const fn winner(self) -> Option<Color> {
+        match self {
+            GameEnd::TwoPieces { winner } | GameEnd::Blocked { winner } => Some(winner),
+            GameEnd::Threefold => None,
+        }
+    }
+
+    /// The value of the finished game for `side`.
+    pub fn value_for(self, side: Color) -> Wdl {
+        match self.winner() {
+            Some(w) if w == side => Wdl::Win,
+            Some(_) => Wdl::Loss,
+            None => Wdl::Draw,
+        }
+    }
 }
 
 impl fmt::Display for GameEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.outcome, self.reason) {
-            (Outcome::Win(c), EndReason::TwoPieces) => write!(
+        match *self {
+            GameEnd::TwoPieces { winner: c } => write!(
                 f,
                 "{c} wins: {} has an empty hand and at most two pieces",
                 c.opponent()
             ),
-            (Outcome::Win(c), EndReason::Blocked) => {
+            GameEnd::Blocked { winner: c } => {
                 write!(f, "{c} wins: {} is to move and is blocked", c.opponent())
             }
-            (Outcome::Draw, _) | (_, EndReason::Threefold) => {
-                f.write_str("draw by threefold repetition")
-            }
+            GameEnd::Threefold => f.write_str("draw by threefold repetition"),
         }
     }
 }
@@ -410,18 +508,15 @@ impl Position {
     /// move is the loser. Threefold repetition needs a history: see [`crate::Game`].
     pub fn end(&self) -> Option<GameEnd> {
         let us = self.side;
-        let reduced = |loser: Color| GameEnd {
-            outcome: Outcome::Win(loser.opponent()),
-            reason: EndReason::TwoPieces,
-        };
         if self.is_reduced(us) {
-            Some(reduced(us))
+            Some(GameEnd::TwoPieces {
+                winner: us.opponent(),
+            })
         } else if self.is_reduced(us.opponent()) {
-            Some(reduced(us.opponent()))
+            Some(GameEnd::TwoPieces { winner: us })
         } else if !self.has_move() {
-            Some(GameEnd {
-                outcome: Outcome::Win(us.opponent()),
-                reason: EndReason::Blocked,
+            Some(GameEnd::Blocked {
+                winner: us.opponent(),
             })
         } else {
             None
@@ -489,14 +584,20 @@ impl Position {
         let captures = u64::from(self.capturable().count().max(1));
         let empty = self.empty();
         if self.hand[self.side as usize] > 0 {
-            let closing = empty.filter(|to| closes_mill(us, to.index())).count() as u64;
+            let closing = empty
+                .iter()
+                .filter(|to| closes_mill(us, to.index()))
+                .count() as u64;
             u64::from(empty.count()) + closing * (captures - 1)
         } else {
             let mut n = 0;
             for from in us {
                 let own = us ^ from.bit();
                 let targets = self.targets(from);
-                let closing = targets.filter(|to| closes_mill(own, to.index())).count() as u64;
+                let closing = targets
+                    .iter()
+                    .filter(|to| closes_mill(own, to.index()))
+                    .count() as u64;
                 n += u64::from(targets.count()) + closing * (captures - 1);
             }
             n
@@ -639,8 +740,9 @@ impl Position {
     }
 }
 
-/// A bijective 64-bit mixer (the splitmix64 finaliser).
-const fn mix64(mut x: u64) -> u64 {
+/// A bijective 64-bit mixer (the splitmix64 finaliser): spreads a key's bits over
+/// all 64, for hashing.
+pub const fn mix64(mut x: u64) -> u64 {
     x ^= x >> 30;
     x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x ^= x >> 27;

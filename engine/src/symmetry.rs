@@ -209,7 +209,7 @@ mod tests {
                 0x0001_0203,
             ] {
                 let b = Bitboard::from_bits(bits).unwrap();
-                let slow: Bitboard = b.map(|p| s.apply_point(p)).collect();
+                let slow: Bitboard = b.iter().map(|p| s.apply_point(p)).collect();
                 assert_eq!(s.apply(b), slow);
             }
         }

@@ -192,7 +192,9 @@ mod tests {
     fn neighbours_of_a_set_is_the_union() {
         for bits in [0u32, 0x00FF_FFFF, 0x0012_3456, 0x0080_0001, 0x00AA_0055] {
             let set = Bitboard::from_bits(bits).unwrap();
-            let union = set.fold(Bitboard::EMPTY, |acc, p| acc | ADJACENT[p.index()]);
+            let union = set
+                .iter()
+                .fold(Bitboard::EMPTY, |acc, p| acc | ADJACENT[p.index()]);
             assert_eq!(set.neighbours(), union);
         }
     }

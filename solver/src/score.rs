@@ -8,7 +8,7 @@
 //! The table stores mate scores relative to the node instead of the root
 //! (`to_node`, `from_node`), so an entry stays right at any ply.
 
-use morris_engine::{Outcome, Position};
+use morris_engine::Position;
 use morris_tablebase::{Value, Wdl};
 
 /// Score of a game won now (at the root); a win in `n` plies scores `MATE - n`.
@@ -111,11 +111,12 @@ pub fn parent_score(child: i32) -> i32 {
 
 /// The score of a finished game for its side to move at `ply`.
 pub(crate) fn end_score(pos: &Position, ply: usize) -> Option<i32> {
-    pos.end().map(|end| match end.outcome {
-        Outcome::Win(c) if c == pos.side_to_move() => MATE - ply as i32,
-        Outcome::Win(_) => -(MATE - ply as i32),
-        Outcome::Draw => 0,
-    })
+    pos.end()
+        .map(|end| match end.value_for(pos.side_to_move()) {
+            Wdl::Win => MATE - ply as i32,
+            Wdl::Loss => -(MATE - ply as i32),
+            Wdl::Draw => 0,
+        })
 }
 
 /// A score at `ply` made relative to its node.

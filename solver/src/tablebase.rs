@@ -8,7 +8,7 @@
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
-use morris_engine::{Color, Move, Position, Variant};
+use morris_engine::{Color, Move, Position};
 use morris_tablebase::compact::CompactFile;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Sector, SectorFile, Tablebase, Value, Wdl};
@@ -82,13 +82,6 @@ pub(crate) struct Tablebases<'a> {
     placement: [bool; 2],
 }
 
-fn variant_index(v: Variant) -> usize {
-    match v {
-        Variant::Standard => 0,
-        Variant::NoFlying => 1,
-    }
-}
-
 impl<'a> Tablebases<'a> {
     pub(crate) fn new(tb: Option<&'a Tablebase>) -> Tablebases<'a> {
         let mut movement = [[[None; PIECES + 1]; PIECES + 1]; 2];
@@ -97,21 +90,21 @@ impl<'a> Tablebases<'a> {
             for (variant, sector, table) in tb.compact_tables() {
                 match (sector, table.answering()) {
                     (SectorId::Movement(Sector { us, them }), Some(file)) => {
-                        let slot = &mut movement[variant_index(variant)][usize::from(us)];
+                        let slot = &mut movement[variant.index()][usize::from(us)];
                         slot[usize::from(them)] = Some(Movement::Compact(file));
                     }
-                    (SectorId::Placement(_), Some(_)) => placement[variant_index(variant)] = true,
+                    (SectorId::Placement(_), Some(_)) => placement[variant.index()] = true,
                     _ => {}
                 }
             }
             // A raw file answers before the compact ones, as in `Tablebase::probe`.
             for (variant, sector, file) in tb.sectors() {
                 let Sector { us, them } = sector;
-                let slot = &mut movement[variant_index(variant)][usize::from(us)];
+                let slot = &mut movement[variant.index()][usize::from(us)];
                 slot[usize::from(them)] = Some(Movement::Raw(file));
             }
             for (variant, _, _) in tb.placement_sectors() {
-                placement[variant_index(variant)] = true;
+                placement[variant.index()] = true;
             }
         }
         Tablebases {
@@ -126,7 +119,7 @@ impl<'a> Tablebases<'a> {
     /// to the end of the placing phase ends its lines in heuristic leaves and proves
     /// nothing, however long it runs.
     pub(crate) fn reaches_movement(&self, pos: &Position) -> bool {
-        let movement = &self.movement[variant_index(pos.variant())];
+        let movement = &self.movement[pos.variant().index()];
         let total = |c| pos.pieces(c).count() as usize + usize::from(pos.hand(c));
         let (w, b) = (total(Color::White), total(Color::Black));
         let loaded = |us: usize, them: usize| {
@@ -155,7 +148,7 @@ impl<'a> Tablebases<'a> {
         let Some(tb) = self.tb else {
             return Ok(None);
         };
-        let variant = variant_index(pos.variant());
+        let variant = pos.variant().index();
         let file = || Tablebase::sector_of(pos).and_then(|s| tb.file(pos.variant(), s));
         // The compact file that answered a movement position, if one did: a value
         // without distance is bounded by its header.

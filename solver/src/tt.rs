@@ -18,7 +18,7 @@
 //! Keys ([`key`]) cover everything that changes a value: the points, the hands, the
 //! side to move and the variant.
 
-use morris_engine::{Color, Move, Point, Position, Symmetry, Variant};
+use morris_engine::{mix64, Color, Move, Point, Position, Symmetry};
 use morris_tablebase::AtomicWords;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -83,13 +83,9 @@ fn decode_move(bits: u64) -> Option<Move> {
 /// bijective mixer spreads them over the 64 bits, so two different states, or the
 /// same board under the two variants, never share a key.
 pub fn key(pos: &Position) -> (u64, Symmetry) {
-    let variant = match pos.variant() {
-        Variant::Standard => 0,
-        Variant::NoFlying => 1,
-    };
-    let packed = pos.packed() | variant << 57;
+    let packed = pos.packed() | (pos.variant().index() as u64) << 57;
     if !pos.pieces_in_hand() {
-        return (mix(packed), Symmetry::IDENTITY);
+        return (mix64(packed), Symmetry::IDENTITY);
     }
     // `Position::canonical` on the two boards alone: the hands and the side to move,
     // above bit 48 of the packed state, are the same under every symmetry, so the
@@ -105,16 +101,7 @@ pub fn key(pos: &Position) -> (u64, Symmetry) {
             best = (b, s);
         }
     }
-    (mix(packed & !((1 << 48) - 1) | best.0), best.1)
-}
-
-/// The splitmix64 finalizer: a bijection of `u64`.
-const fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+    (mix64(packed & !((1 << 48) - 1) | best.0), best.1)
 }
 
 /// A table too large for the memory available.
@@ -287,6 +274,7 @@ impl TranspositionTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use morris_engine::Variant;
 
     #[test]
     fn entries_round_trip_and_other_keys_miss() {
@@ -403,7 +391,7 @@ mod tests {
     /// table.
     fn bucket_keys(tt: &TranspositionTable) -> Vec<u64> {
         let mask = tt.mask as u64;
-        (1..=4u64).map(|k| (mix(k) & !mask) | 42).collect()
+        (1..=4u64).map(|k| (mix64(k) & !mask) | 42).collect()
     }
 
     /// Two entries for the key numbered `k`, differing in every field from each other
@@ -520,7 +508,7 @@ mod tests {
                 let turned = pos.transformed(s);
                 let (canonical, sym) = turned.canonical();
                 let (k, ksym) = key(&turned);
-                assert_eq!(k, mix(canonical.packed() | 1 << 57), "{fen} under {s:?}");
+                assert_eq!(k, mix64(canonical.packed() | 1 << 57), "{fen} under {s:?}");
                 assert_eq!(turned.transformed(ksym), canonical, "{fen} under {s:?}");
                 assert_eq!(ksym, sym, "{fen} under {s:?}");
             }

@@ -255,7 +255,7 @@ pub fn needs_search(q: &Query, ctx: &Context) -> bool {
         Err(_) => true,
     };
     let pos = *game.position();
-    let history = history(&game);
+    let history = game.history();
     let leaf = |mv| {
         let child = pos.play_unchecked(mv);
         child.end().is_some() || history.contains(&child.hash()) || read(&child)
@@ -285,7 +285,7 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
         start: Some(clock),
         ..Limits::default()
     };
-    let history = history(&game);
+    let history = game.history();
     let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
     let analysis = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
     let search = Search::new(&analysis.root, Some(time), clock.elapsed());
@@ -294,15 +294,6 @@ pub fn answer(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
 
 fn document(report: &Report) -> Result<Json, ApiError> {
     serde_json::to_value(report).map_err(|e| ApiError::internal(e.to_string()))
-}
-
-/// The full-state hashes of a game's positions before its current one.
-fn history(game: &Game) -> Vec<u64> {
-    let positions = game.positions();
-    positions[..positions.len() - 1]
-        .iter()
-        .map(Position::hash)
-        .collect()
 }
 
 #[cfg(test)]

@@ -235,7 +235,7 @@ impl CompactHeader {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = variant_code(self.variant);
+        h[12] = self.variant.index() as u8;
         (h[13], h[14]) = self.sector.board();
         h[15] = self.kind.code();
         h[16..24].copy_from_slice(&self.entries.to_le_bytes());
@@ -289,7 +289,7 @@ impl CompactHeader {
         if !BLOCK_LOG2_RANGE.contains(&h[62]) {
             return Err(Problem::BlockSize(h[62]));
         }
-        if h[12] != variant_code(expected.0) {
+        if usize::from(h[12]) != expected.0.index() {
             return Err(Problem::Variant {
                 expected: expected.0,
                 found: format!("code {}", h[12]),
@@ -326,13 +326,6 @@ impl CompactHeader {
             block_log2: h[62],
             source,
         })
-    }
-}
-
-fn variant_code(v: Variant) -> u8 {
-    match v {
-        Variant::Standard => 0,
-        Variant::NoFlying => 1,
     }
 }
 

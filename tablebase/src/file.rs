@@ -335,10 +335,7 @@ impl Header {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = match self.variant {
-            Variant::Standard => 0,
-            Variant::NoFlying => 1,
-        };
+        h[12] = self.variant.index() as u8;
         (h[13], h[14]) = self.sector.board();
         if let SectorId::Placement(p) = self.sector {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
@@ -384,14 +381,14 @@ impl Header {
         if version == VERSION && h[62] != BLOCK_LOG2 {
             return Err(Problem::BlockSize(h[62]));
         }
-        let variant = match h[12] {
-            0 => Variant::Standard,
-            1 => Variant::NoFlying,
-            n => {
+        let variant = match Variant::from_index(usize::from(h[12])) {
+            Some(v) => v,
+            None => {
+                let n = h[12];
                 return Err(Problem::Variant {
                     expected: expected.0,
                     found: format!("unknown ({n})"),
-                })
+                });
             }
         };
         if variant != expected.0 {

@@ -46,8 +46,7 @@ use crate::index::{orbit_count, SectorIndex, UsSet};
 use crate::sector::{Sector, SectorId, Value, Wdl};
 use morris_engine::{
     tables::{in_mills, MILLS},
-    Bitboard, Color, GameEnd, Move, Outcome, Point, Position, Setup, Variant, PIECES_PER_PLAYER,
-    POINT_COUNT,
+    Bitboard, Color, Move, Point, Position, Setup, Variant, PIECES_PER_PLAYER, POINT_COUNT,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -291,15 +290,6 @@ struct Target<'a> {
     values: &'a [u16],
 }
 
-/// The value of a finished game for `pos`'s side to move (DTM 0).
-fn ended(pos: &Position, end: GameEnd) -> Value {
-    match end.outcome {
-        Outcome::Win(c) if c == pos.side_to_move() => Value::win(0),
-        Outcome::Win(_) => Value::loss(0),
-        Outcome::Draw => Value::DRAW,
-    }
-}
-
 /// The solver of one sector.
 struct Solver<'a> {
     variant: Variant,
@@ -421,7 +411,10 @@ impl<'a> Solver<'a> {
         let ours = compress(us.bits(), outside);
         let mut points = [0usize; PIECES_PER_PLAYER as usize];
         let mut n = 0;
-        for (q, slot) in Bitboard::from_bits_truncate(ours).zip(points.iter_mut()) {
+        for (q, slot) in Bitboard::from_bits_truncate(ours)
+            .iter()
+            .zip(points.iter_mut())
+        {
             *slot = q.index();
             n += 1;
         }
@@ -432,8 +425,9 @@ impl<'a> Solver<'a> {
         for j in (0..n).rev() {
             above[j] = above[j + 1] + BINOM[points[j]][j + 2];
         }
-        for q in
-            Bitboard::from_bits_truncate(compress(quiet_points.bits(), outside)).map(Point::index)
+        for q in Bitboard::from_bits_truncate(compress(quiet_points.bits(), outside))
+            .iter()
+            .map(Point::index)
         {
             let j = (ours & ((1 << q) - 1)).count_ones() as usize;
             let rank = below[j] + BINOM[q][j + 1] + above[j];
@@ -451,7 +445,7 @@ impl<'a> Solver<'a> {
         reads: &mut Reads,
     ) -> Result<(), PlacementError> {
         if let Some(end) = pos.end() {
-            best.over = Some(ended(pos, end));
+            best.over = Some(Value::finished(pos, end));
             return Ok(());
         }
         for &m in pos.legal_moves().iter() {
@@ -472,7 +466,7 @@ impl<'a> Solver<'a> {
     ) -> Result<(), PlacementError> {
         let next = pos.play_unchecked(m);
         if let Some(end) = next.end() {
-            best.add(ended(&next, end));
+            best.add(Value::finished(&next, end));
             return Ok(());
         }
         let lost = pos.them() & !next.us();

@@ -160,16 +160,7 @@ impl fmt::Display for SectorId {
     }
 }
 
-/// The game-theoretic value of a position for the side to move.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub enum Wdl {
-    /// The side to move loses.
-    Loss,
-    /// Neither side can force a win.
-    Draw,
-    /// The side to move wins.
-    Win,
-}
+pub use morris_engine::Wdl;
 
 /// A stored value for the side to move.
 ///
@@ -247,6 +238,16 @@ impl Value {
     /// If `dtm` exceeds [`Value::MAX_DTM`].
     pub fn loss(dtm: u16) -> Value {
         Value::with_result(dtm, false)
+    }
+
+    /// The value of a finished game for the side to move of `pos`: won, lost or
+    /// drawn now, DTM 0.
+    pub fn finished(pos: &morris_engine::Position, end: morris_engine::GameEnd) -> Value {
+        match end.value_for(pos.side_to_move()) {
+            Wdl::Win => Value::win(0),
+            Wdl::Loss => Value::loss(0),
+            Wdl::Draw => Value::DRAW,
+        }
     }
 
     fn with_result(dtm: u16, win: bool) -> Value {

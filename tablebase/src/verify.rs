@@ -19,7 +19,7 @@ use crate::index::UsSet;
 use crate::mmap::{prefetch, ValueCopy};
 use crate::placement::PlacementSector;
 use crate::sector::{Sector, SectorId, Value, Wdl};
-use morris_engine::{Bitboard, Color, GameEnd, Outcome, Position, Setup, Variant, MAX_MOVES};
+use morris_engine::{Bitboard, Color, Position, Setup, Variant, MAX_MOVES};
 use rayon::prelude::*;
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -322,15 +322,6 @@ pub enum VerifyError {
     MissingSector(SectorId),
 }
 
-/// The value of a finished game for the side to move of `pos` (DTM 0).
-fn end_value(pos: &Position, end: GameEnd) -> Value {
-    match end.outcome {
-        Outcome::Win(c) if c == pos.side_to_move() => Value::win(0),
-        Outcome::Win(_) => Value::loss(0),
-        Outcome::Draw => Value::DRAW,
-    }
-}
-
 /// The best value over successors' values (each for its own side to move); `None`
 /// when a distance leaves the encoding.
 fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
@@ -469,13 +460,13 @@ pub fn verify_placement<'a>(
                     ))
                 })?;
                 let computed = match pos.end() {
-                    Some(end) => Some(end_value(&pos, end)),
+                    Some(end) => Some(Value::finished(&pos, end)),
                     None => {
                         let mut children = Vec::with_capacity(MAX_MOVES);
                         for &m in pos.legal_moves().iter() {
                             let next = pos.play_unchecked(m);
                             children.push(match next.end() {
-                                Some(end) => end_value(&next, end),
+                                Some(end) => Value::finished(&next, end),
                                 None => lookup(&next)?,
                             });
                         }
