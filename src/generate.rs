@@ -2,11 +2,10 @@
 
 use crate::tb::{human_bytes, TbDir, Variants};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use morris_builder::driver::{self, Reporter, SectorReport};
+use morris_builder::Observer;
 use morris_engine::Variant;
-use morris_tablebase::driver::{self, Reporter, SectorReport};
-use morris_tablebase::placement::PlacementSector;
-use morris_tablebase::sector::SectorId;
-use morris_tablebase::{Observer, Sector};
+use morris_tablebase::{PlacementSector, Sector, SectorId};
 use std::time::{Duration, Instant};
 
 /// Generate tablebases by retrograde analysis, resuming from finished files.

@@ -2,9 +2,8 @@
 
 use crate::tb::{human_bytes, TbDir, Variants};
 use anyhow::Context as _;
-use morris_tablebase::compact::{
-    compact_name, default_level, estimate_sector, overhead, pack_sector, CompactFile, Kind,
-};
+use morris_builder::pack::{default_level, estimate_sector, overhead, pack_sector};
+use morris_tablebase::compact::{compact_name, CompactFile, Kind};
 use morris_tablebase::sector::SectorId;
 use std::path::PathBuf;
 use std::sync::Arc;

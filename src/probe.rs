@@ -58,7 +58,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let dir = args.tb.path();
     let tb = args.tb.open()?;
-    match tb.probe(&pos)? {
+    match tb.value(&pos)? {
         Some(v) if v.is_distance_unknown() => {
             outln!(
                 "{} ({} sector {sector}; distance unknown: only its .wdl file is in {})",
@@ -95,7 +95,7 @@ fn keeping_moves(tb: &Tablebase, pos: &Position, wdl: Wdl) -> anyhow::Result<Vec
                 Outcome::Win(_) => Wdl::Loss,
                 Outcome::Draw => Wdl::Draw,
             },
-            None => match tb.probe(&next)? {
+            None => match tb.value(&next)? {
                 Some(v) => v.wdl(),
                 None => anyhow::bail!(
                     "the position after {m} is not in the tablebases: cannot tell which moves keep the value"
