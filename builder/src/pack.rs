@@ -1,12 +1,16 @@
 //! Packing: the compact files (`morris_tablebase::compact`) of a raw sector file,
-//! each block compressed alone with zstd, and estimates of their sizes.
+//! each block compressed alone with zstd, estimates of their sizes, and which files
+//! a resumed run may keep ([`packed_from`]).
 
 use crate::write::{write_at, write_safely};
-use morris_tablebase::compact::{compact_name, CompactHeader, Kind, HEADER_LEN, INDEX_ENTRY};
+use morris_tablebase::compact::{
+    compact_name, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
+};
 use morris_tablebase::{FileError, SectorFile, SectorId};
 use rayon::prelude::*;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// log2 of the positions of a block of a compact file of `kind` and `sector`, as
@@ -126,6 +130,53 @@ pub fn pack_sector(
     })
 }
 
+/// Why a compact file found where packing resumes is not kept.
+#[derive(Debug, thiserror::Error)]
+pub enum Stale {
+    /// It is damaged or cannot be read.
+    #[error(transparent)]
+    Bad(#[from] FileError),
+    /// It does not say which raw file it was packed from (format version 1).
+    #[error("{}: packed by an older morris, which did not record the raw file it came from", .0.display())]
+    NoSource(PathBuf),
+    /// It was packed from another raw file.
+    #[error("{}: packed from another raw file than {}", path.display(), raw.display())]
+    OtherSource {
+        /// The compact file.
+        path: PathBuf,
+        /// The raw file being packed.
+        raw: PathBuf,
+    },
+}
+
+/// Whether the compact file `id` at `path` may be kept when packing resumes: its
+/// length when it was packed from `raw` (by the raw file's checksum in its header) and
+/// every block and count of it checks; `None` when there is none.
+///
+/// # Errors
+/// [`Stale`]: why it is packed again.
+pub fn packed_from(path: &Path, id: CompactId, raw: &SectorFile) -> Result<Option<u64>, Stale> {
+    // A file with the final name was complete when written (under a temporary name);
+    // its header says whether it is the file wanted, and its blocks whether it still is.
+    let done = match CompactFile::open(path, id, Arc::default()) {
+        Ok(done) => done,
+        Err(e) if e.problem.is_missing() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match done.header().source {
+        None => return Err(Stale::NoSource(path.to_path_buf())),
+        Some(sum) if sum != raw.header().checksum => {
+            return Err(Stale::OtherSource {
+                path: path.to_path_buf(),
+                raw: raw.path().to_path_buf(),
+            })
+        }
+        Some(_) => {}
+    }
+    done.check()?;
+    Ok(Some(done.header().file_len()))
+}
+
 /// Estimate the size of the compact file of `kind` of a raw sector file without
 /// writing it: every `every`-th block is compressed as [`pack_sector`] would.
 /// Returns the positions sampled and their compressed bytes.
@@ -190,11 +241,10 @@ pub(crate) mod tests {
     use crate::progress::Silent;
     use crate::write::write_sector;
     use morris_engine::Variant;
-    use morris_tablebase::compact::{BlockCache, CompactFile};
+    use morris_tablebase::compact::BlockCache;
     use morris_tablebase::file::Problem;
     use morris_tablebase::{Sector, Value};
     use std::fs;
-    use std::sync::Arc;
 
     pub(crate) fn packed_3_3() -> (tempfile::TempDir, SectorFile, Vec<u16>) {
         let dir = tempfile::tempdir().expect("a temporary directory");
