@@ -12,8 +12,7 @@
 //! variable it says so and measures nothing.
 
 use morris_engine::{Color, Position, Setup, Variant};
-use morris_tablebase::placement::PlacementSector;
-use morris_tablebase::{Sector, SectorFile, Tablebase};
+use morris_tablebase::{Mapper, OpenOptions, PlacementSector, Sector, SectorFile, Tablebase};
 use std::path::Path;
 use std::time::Instant;
 
@@ -24,7 +23,12 @@ const PROBES: usize = 4_000;
 fn open(dir: &Path) -> Tablebase {
     // SAFETY: the benchmark only reads the sets named, which nobody rewrites while it
     // runs (the same condition of use as the `morris` commands).
-    unsafe { Tablebase::open_mapped(dir) }.expect("a good set")
+    let mapper = unsafe { Mapper::new() };
+    let options = OpenOptions {
+        mapper: Some(mapper),
+        ..OpenOptions::default()
+    };
+    Tablebase::open(dir, options).expect("a good set")
 }
 
 /// A fixed sequence of pseudo-random numbers (xorshift).
@@ -92,7 +96,7 @@ fn latencies(tb: &Tablebase, positions: &[Position]) -> (f64, f64) {
         .iter()
         .map(|p| {
             let t = Instant::now();
-            let v = tb.probe(p).expect("a good set");
+            let v = tb.value(p).expect("a good set");
             let elapsed = t.elapsed().as_secs_f64() * 1e6;
             assert!(v.is_some());
             elapsed

@@ -2,8 +2,8 @@
 //! one, without solving anything again.
 
 use crate::tb::{human_bytes, Variants};
-use morris_tablebase::driver;
-use morris_tablebase::file::Converted;
+use morris_builder::convert::Converted;
+use morris_builder::driver;
 use std::path::PathBuf;
 use std::time::Instant;
 

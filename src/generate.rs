@@ -2,10 +2,8 @@
 
 use crate::progress::Progress;
 use crate::tb::{human_bytes, TbOut, Variants};
-use morris_tablebase::driver::{self, Reporter, SectorReport};
-use morris_tablebase::placement::PlacementSector;
-use morris_tablebase::sector::SectorId;
-use morris_tablebase::Sector;
+use morris_builder::driver::{self, Reporter, SectorReport};
+use morris_tablebase::{PlacementSector, Sector, SectorId};
 use std::time::Instant;
 
 /// Generate tablebases by retrograde analysis, resuming from finished files.

@@ -1,6 +1,11 @@
 //! `morris`: the command line of the Nine Men's Morris solver. Each subcommand lives in
 //! its own module, thin over the library crates. Bad input exits with status 2 and a
 //! one-line message; other failures exit with status 1.
+//!
+//! The one `unsafe` block of the program is the promise that lets the tables be mapped
+//! (`tb.rs`).
+
+#![deny(unsafe_code)]
 
 /// Print to standard output; a closed pipe (as with `| head`) ends the program quietly.
 macro_rules! out {

@@ -2,12 +2,10 @@
 
 use crate::tb::{human_bytes, TbDir, Variants};
 use anyhow::Context as _;
-use morris_tablebase::compact::{
-    compact_name, default_level, estimate_sector, overhead, pack_sector, CompactFile, Kind,
-};
+use morris_builder::pack::{default_level, estimate_sector, overhead, pack_sector, packed_from};
+use morris_tablebase::compact::{compact_name, Kind};
 use morris_tablebase::sector::SectorId;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Which compact files to make.
@@ -123,7 +121,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         raw_bytes += file.header().file_len();
         for (k, &kind) in kinds.iter().enumerate() {
             let path = out.join(compact_name(variant, sector, kind));
-            match kept_file(&path, (variant, sector, kind), file) {
+            match packed_from(&path, (variant, sector, kind), file) {
                 Ok(Some(bytes)) => {
                     written[k] += bytes;
                     kept += 1;
@@ -163,44 +161,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     outln!("packed in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
-}
-
-/// Whether the compact file at `path` may be kept when packing resumes: its length
-/// when it was packed from `raw` (by the raw file's checksum in its header) and every
-/// block and count of it checks; `None` when there is none.
-///
-/// # Errors
-/// Why it is packed again.
-fn kept_file(
-    path: &std::path::Path,
-    id: morris_tablebase::compact::CompactId,
-    raw: &morris_tablebase::SectorFile,
-) -> Result<Option<u64>, String> {
-    // A file with the final name was complete when written (under a temporary name);
-    // its header says whether it is the file wanted, and its blocks whether it still is.
-    let done = match CompactFile::open(path, id, Arc::default()) {
-        Ok(done) => done,
-        Err(e) if e.problem.is_missing() => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    match done.header().source {
-        None => {
-            return Err(format!(
-                "{}: packed by an older morris, which did not record the raw file it came from",
-                path.display()
-            ))
-        }
-        Some(sum) if sum != raw.header().checksum => {
-            return Err(format!(
-                "{}: packed from another raw file than {}",
-                path.display(),
-                raw.path().display()
-            ))
-        }
-        Some(_) => {}
-    }
-    done.check().map_err(|e| e.to_string())?;
-    Ok(Some(done.header().file_len()))
 }
 
 /// Print the estimated sizes.

@@ -72,7 +72,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let dir = args.tb.path();
     let tb = args.tb.open()?;
-    match tb.probe(&pos)? {
+    match tb.value(&pos)? {
         Some(v) if v.is_distance_unknown() => {
             outln!(
                 "{} ({} sector {sector}; distance unknown: only its .wdl file is in {})",
@@ -107,7 +107,7 @@ fn probed(tb: &Tablebase, game: &Game) -> anyhow::Result<Report> {
     let value = |p: &Position| -> anyhow::Result<Value> {
         Ok(match p.end() {
             Some(end) => Value::finished(p, end),
-            None => Value::table(tb.probe(p)?.map(Into::into)),
+            None => Value::table(tb.value(p)?.map(Into::into)),
         })
     };
     let mut moves = Vec::new();
@@ -129,7 +129,7 @@ fn keeping_moves(tb: &Tablebase, pos: &Position, wdl: Wdl) -> anyhow::Result<Vec
         let next = pos.play_unchecked(m);
         let theirs = match next.end() {
             Some(end) => end.value_for(next.side_to_move()),
-            None => match tb.probe(&next)? {
+            None => match tb.value(&next)? {
                 Some(v) => v.wdl(),
                 None => anyhow::bail!(
                     "the position after {m} is not in the tablebases: cannot tell which moves keep the value"

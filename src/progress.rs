@@ -3,10 +3,10 @@
 
 use crate::tb::human_bytes;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use morris_builder::driver::{Reporter, SectorReport};
+use morris_builder::Observer;
 use morris_engine::Variant;
-use morris_tablebase::driver::{Reporter, SectorReport};
-use morris_tablebase::sector::SectorId;
-use morris_tablebase::Observer;
+use morris_tablebase::SectorId;
 use std::time::{Duration, Instant};
 
 /// Progress bars and log lines of a generation run.

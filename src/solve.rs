@@ -5,9 +5,10 @@ use crate::describe;
 use crate::progress::Progress;
 use crate::report::{Report, Search};
 use crate::tb::TbDir;
+use morris_builder::driver;
 use morris_engine::{notation, EndReason, Game, Position, Variant};
 use morris_solver::{Limits, Provenance, SearchResult, Searcher};
-use morris_tablebase::{driver, Sector, Tablebase};
+use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
 
@@ -48,22 +49,12 @@ pub struct Args {
 /// Make sure `sector` and what it needs are present, generating them with progress
 /// bars.
 fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Result<()> {
-    let plan = driver::plan(&[sector]);
-    let missing = plan.iter().any(|&s| {
-        morris_tablebase::SectorFile::open(
-            &dir.join(morris_tablebase::file::file_name(variant, s)),
-            variant,
-            s,
-        )
-        .and_then(|f| f.check_payload())
-        .is_err()
-    });
-    if missing {
+    if !driver::is_finished(dir, variant, &[sector]) {
         eprintln!(
             "generating the {variant} tablebase for sector {sector} into {} (once)",
             dir.display()
         );
-        let progress = Progress::on_stderr(driver::positions(&plan));
+        let progress = Progress::on_stderr(driver::positions(&driver::plan(&[sector])));
         driver::generate_into(dir, variant, &[sector], &progress)?;
         progress.finish();
     }

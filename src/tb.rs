@@ -1,13 +1,14 @@
 //! Arguments and helpers shared by the tablebase commands, and the environment they
 //! read: `MORRIS_TB_DIR` (the directory) and `MORRIS_TB_CACHE_MB` (the cache of
-//! compact blocks), read here and passed down, never by the library.
+//! compact blocks), read here and passed down, never by the libraries. Here too the
+//! program makes the promise that lets the tables be mapped ([`Mapper::new`]).
 
 use crate::args::VariantArg;
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use morris_engine::Variant;
 use morris_tablebase::compact::DEFAULT_CACHE_MB;
-use morris_tablebase::tablebase::{OpenOptions, Scanned, DEFAULT_DIR};
-use morris_tablebase::{FileError, Tablebase};
+use morris_tablebase::tablebase::{Scanned, ScannedCompact, DEFAULT_DIR};
+use morris_tablebase::{FileError, Mapper, OpenOptions, Tablebase};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -89,9 +90,7 @@ struct TbDirArgs {
 pub struct TbDir {
     /// The directory given by `--tb`.
     pub dir: Option<PathBuf>,
-    /// `--no-mmap`: read the files instead of mapping them.
-    pub no_mmap: bool,
-    /// How the tablebase is opened.
+    /// How the tablebase is opened: the cache size, and a mapper unless `--no-mmap`.
     options: OpenOptions,
 }
 
@@ -100,10 +99,19 @@ impl FromArgMatches for TbDir {
         let args = TbDirArgs::from_arg_matches(matches)?;
         let cache_bytes = cache_bytes(std::env::var_os(CACHE_ENV))
             .map_err(|message| clap::Error::raw(clap::error::ErrorKind::InvalidValue, message))?;
+        // SAFETY: mapping needs the promise that nobody rewrites a table file in
+        // place while this process runs. It is this program's documented condition
+        // of use (README, docs/TABLEBASES.md "Using the files safely"): tables are
+        // replaced by renaming a new file over the old one, which `morris generate`
+        // itself always does; whoever cannot promise it passes --no-mmap.
+        #[allow(unsafe_code)]
+        let mapper = (!args.no_mmap).then(|| unsafe { Mapper::new() });
         Ok(TbDir {
             dir: args.dir,
-            no_mmap: args.no_mmap,
-            options: OpenOptions { cache_bytes },
+            options: OpenOptions {
+                cache_bytes,
+                mapper,
+            },
         })
     }
 
@@ -134,29 +142,24 @@ impl TbDir {
     /// # Errors
     /// The first bad file, named.
     pub fn open(&self) -> Result<Tablebase, FileError> {
-        if self.no_mmap {
-            Tablebase::open_with(&self.path(), self.options)
-        } else {
-            // SAFETY: mapping needs the promise that nobody rewrites a table file in
-            // place while this process runs. It is this program's documented condition
-            // of use (README, docs/TABLEBASES.md "Using the files safely"): tables are
-            // replaced by renaming a new file over the old one, which `morris generate`
-            // itself always does; whoever cannot promise it passes --no-mmap.
-            unsafe { Tablebase::open_mapped_with(&self.path(), self.options) }
-        }
+        Tablebase::open(&self.path(), self.options)
     }
 
-    /// Try to open every table file, keeping each result (see [`TbDir::open`]).
+    /// Try to open every raw table file, keeping each result (see [`TbDir::open`]).
     ///
     /// # Errors
     /// The directory cannot be read.
     pub fn scan(&self) -> Result<Vec<Scanned>, FileError> {
-        if self.no_mmap {
-            Tablebase::scan(&self.path())
-        } else {
-            // SAFETY: as in `TbDir::open`.
-            unsafe { Tablebase::scan_mapped(&self.path()) }
-        }
+        Tablebase::scan(&self.path(), self.options)
+    }
+
+    /// Try to open every compact table file, keeping each result (see
+    /// [`TbDir::open`]).
+    ///
+    /// # Errors
+    /// The directory cannot be read.
+    pub fn scan_compact(&self) -> Result<Vec<ScannedCompact>, FileError> {
+        Tablebase::scan_compact(&self.path(), self.options)
     }
 }
 

@@ -9,13 +9,12 @@
 
 use crate::tb::{TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
+use morris_builder::verify::{self, check_sector, reads, Mismatches, Source, Stored, VerifyError};
 use morris_engine::Variant;
 use morris_tablebase::compact::{CompactFile, CompactTable, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::verify::{verify_placement, verify_sector, Mismatches, Stored, VerifyError};
-use morris_tablebase::{FileError, SectorFile, SectorIndex, Tablebase};
-use std::borrow::Cow;
+use morris_tablebase::{FileError, SectorFile, SectorIndex};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Instant;
@@ -69,20 +68,6 @@ pub struct Args {
     against: Option<std::path::PathBuf>,
 }
 
-/// The sectors whose files the full check of `sector` reads.
-fn reads(sector: SectorId) -> Vec<SectorId> {
-    match sector {
-        SectorId::Movement(m) => [Some(m), Some(m.swapped()), m.after_capture()]
-            .into_iter()
-            .flatten()
-            .map(SectorId::Movement)
-            .collect(),
-        SectorId::Placement(p) => std::iter::once(sector)
-            .chain(p.successors().into_iter().map(SectorId::from))
-            .collect(),
-    }
-}
-
 /// What the compact files of a run compared with `--against`.
 #[derive(Default)]
 struct Against {
@@ -105,7 +90,7 @@ fn check_compact(
     let entries = file.header().entries;
     let mut line = match raw {
         Some(raw) => {
-            file.compare(raw)?;
+            verify::compare(file, raw)?;
             format!(
                 "checksums ok, all {entries} values agree with {}",
                 raw.path().display()
@@ -125,7 +110,7 @@ fn check_compact(
             }
             Err(e) => return Err(e),
             Ok(theirs) => {
-                file.compare(&theirs)?;
+                verify::compare(file, &theirs)?;
                 tally.compared += 1;
                 line = format!(
                     "checksums ok, all {entries} values agree with {}",
@@ -137,38 +122,12 @@ fn check_compact(
     Ok(line)
 }
 
-/// Where the values of a sector are read from for a full check.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    Raw(&'a SectorFile),
-    Compact(&'a CompactFile),
-}
-
-impl<'a> Source<'a> {
-    /// The sector's codes as a raw file stores them (a `.wdl` file's with stand-in
-    /// distances), checked.
-    fn codes(self) -> Result<Cow<'a, [u8]>, FileError> {
-        match self {
-            Source::Raw(f) => f.entries().map(Cow::Borrowed),
-            Source::Compact(f) => f.raw_codes().map(Cow::Owned),
-        }
-    }
-
-    /// What the codes hold.
-    fn stored(self) -> Stored {
-        match self {
-            Source::Compact(f) if f.header().kind == Kind::Wdl => Stored::ResultsOnly,
-            _ => Stored::Values,
-        }
-    }
-
-    /// How the file is named on an output line after the sector: nothing for a raw
-    /// file, its extension for a compact one.
-    fn label(self) -> String {
-        match self {
-            Source::Raw(_) => String::new(),
-            Source::Compact(f) => format!(" {}", f.header().kind.extension()),
-        }
+/// How the file a sector's values are read from is named on an output line after the
+/// sector: nothing for a raw file, its extension for a compact one.
+fn label(source: Source<'_>) -> String {
+    match source {
+        Source::Raw(_) => String::new(),
+        Source::Compact(f) => format!(" {}", f.header().kind.extension()),
     }
 }
 
@@ -200,27 +159,8 @@ impl Good {
         own: Source<'_>,
         bar: &ProgressBar,
     ) -> Result<Mismatches, VerifyError> {
-        // A sector whose file cannot be read is left out: the check names it missing.
-        let codes: HashMap<SectorId, Cow<'_, [u8]>> = reads(sector)
-            .into_iter()
-            .filter_map(|s| {
-                let source = if s == sector {
-                    Some(own)
-                } else {
-                    self.source(variant, s)
-                };
-                Some((s, source?.codes().ok()?))
-            })
-            .collect();
-        let entries = |s: SectorId| codes.get(&s).map(|c| &c[..]);
-        let lookup = |s| entries(SectorId::Movement(s));
         let progress = |n| bar.inc(n);
-        match sector {
-            SectorId::Movement(m) => verify_sector(variant, m, &lookup, own.stored(), &progress),
-            SectorId::Placement(p) => {
-                verify_placement(variant, p, &entries, own.stored(), &progress)
-            }
-        }
+        check_sector(variant, sector, own, |s| self.source(variant, s), &progress)
     }
 }
 
@@ -247,7 +187,7 @@ fn full_check(
 ) -> bool {
     let (us, them) = sector.board();
     let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
-    let what = format!("{variant} {sector}{}", own.label());
+    let what = format!("{variant} {sector}{}", label(own));
     let bar = ProgressBar::new(size).with_message(what.clone());
     bar.set_style(
         ProgressStyle::with_template(
@@ -297,7 +237,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let mut bad = 0u64;
     let scanned = args.tb.scan()?;
-    let scanned_compact = Tablebase::scan_compact(&dir)?;
+    let scanned_compact = args.tb.scan_compact()?;
     if scanned.is_empty() && scanned_compact.is_empty() {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
@@ -402,7 +342,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
             let what = format!("{variant} {sector} wdl");
             if agrees {
-                match wdl.compare_with(dtm) {
+                match verify::compare_compact(wdl, dtm) {
                     Ok(()) => outln!(
                         "{what}: all {} values agree with {}",
                         wdl.header().entries,

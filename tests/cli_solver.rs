@@ -6,7 +6,7 @@ mod common;
 
 use common::{command, fails, morris, ok, refused, text};
 use morris_engine::{notation, Color, Outcome, Position, Variant};
-use morris_tablebase::{Tablebase, Value, Wdl};
+use morris_tablebase::{OpenOptions, Tablebase, Value, Wdl};
 use std::process::Stdio;
 use tempfile::TempDir;
 
@@ -157,10 +157,10 @@ fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
 #[test]
 fn solve_a_tablebase_position_and_a_placement_position() {
     let dir = three_three();
-    let tb = Tablebase::open(dir.path()).unwrap();
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).unwrap();
 
     let pos = position(THREE_THREE);
-    let stored = tb.probe(&pos).expect("intact tables").unwrap();
+    let stored = tb.value(&pos).expect("intact tables").unwrap();
     let out = ok(&["solve", "--fen", THREE_THREE, "--tb", path(&dir)]);
     assert_eq!(value_line(&out), describe(stored, Color::Black), "{out}");
     assert!(out.contains("obtained:  tablebase"), "{out}");
@@ -184,7 +184,7 @@ fn solve_a_tablebase_position_and_a_placement_position() {
         .legal_moves()
         .iter()
         .map(|&m| {
-            tb.probe(&pos.play_unchecked(m))
+            tb.value(&pos.play_unchecked(m))
                 .expect("intact tables")
                 .unwrap()
         })
@@ -268,7 +268,7 @@ fn wdl_name(v: Value) -> &'static str {
 #[test]
 fn analyze_json_lists_every_move_best_first() {
     let dir = three_three();
-    let tb = Tablebase::open(dir.path()).unwrap();
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).unwrap();
     for fen in [THREE_THREE, DEFAULT, PLACING] {
         let out = ok(&["analyze", "--json", "--fen", fen, "--tb", path(&dir)]);
         let doc: serde_json::Value =
@@ -300,7 +300,7 @@ fn analyze_json_lists_every_move_best_first() {
             let theirs = &m["value"];
             let wdl = theirs["wdl"].as_str().unwrap();
             let dtm = theirs["dtm"].as_u64();
-            match tb.probe(&child).expect("intact tables") {
+            match tb.value(&child).expect("intact tables") {
                 Some(v) => {
                     assert_eq!((wdl, dtm), (wdl_name(v), v.dtm().map(u64::from)), "{m}");
                     assert_eq!(theirs["obtained"], "tablebase", "{m}");
@@ -490,9 +490,9 @@ fn play_announces_the_end_of_the_game() {
 #[test]
 fn probe_covered_and_uncovered_positions() {
     let dir = three_three();
-    let tb = Tablebase::open(dir.path()).unwrap();
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).unwrap();
     let v = tb
-        .probe(&position(THREE_THREE))
+        .value(&position(THREE_THREE))
         .expect("intact tables")
         .unwrap();
     let out = ok(&["probe", "--fen", THREE_THREE, "--tb", path(&dir)]);

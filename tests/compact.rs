@@ -6,7 +6,7 @@ use morris_engine::{Color, Position, Setup, Variant};
 use morris_tablebase::compact::{compact_name, CompactFile, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::{SectorFile, Tablebase, Value};
+use morris_tablebase::{Mapper, OpenOptions, SectorFile, Tablebase, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
@@ -56,7 +56,7 @@ fn sets() -> &'static (PathBuf, PathBuf) {
 
 /// Every sector of the raw set: variant, sector, raw file.
 fn raw_files(raw: &Path) -> Vec<(Variant, SectorId, SectorFile)> {
-    Tablebase::scan(raw)
+    Tablebase::scan(raw, OpenOptions::default())
         .expect("readable")
         .into_iter()
         .map(|(v, s, f)| (v, s, f.expect("a good raw file")))
@@ -102,13 +102,13 @@ fn every_value_of_every_small_sector_reads_back() {
         )
         .expect("opens");
         // SAFETY: nobody writes the packed set once `sets` has made it.
-        let dtm = unsafe {
-            CompactFile::open_mapped(
-                &path(Kind::Dtm),
-                (*variant, *sector, Kind::Dtm),
-                Arc::default(),
-            )
-        }
+        let mapper = unsafe { Mapper::new() };
+        let dtm = CompactFile::open_mapped(
+            &path(Kind::Dtm),
+            (*variant, *sector, Kind::Dtm),
+            Arc::default(),
+            mapper,
+        )
         .expect("opens");
         // Blocks as the format promises: searches read movement DTM files in small
         // blocks; placement DTM files have larger ones (answered by lookups).
@@ -172,8 +172,8 @@ fn a_mixed_set_answers_like_the_raw_one() {
         }
         forms.push((*variant, *sector));
     }
-    let mixed = Tablebase::open(dir.path()).expect("opens");
-    let whole = Tablebase::open(raw).expect("opens");
+    let mixed = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
+    let whole = Tablebase::open(raw, OpenOptions::default()).expect("opens");
     assert!(mixed.compact_tables().count() > 50);
     let mut probed = 0;
     for (variant, sector, raw_file) in &files {
@@ -182,8 +182,8 @@ fn a_mixed_set_answers_like_the_raw_one() {
         assert_eq!(mixed.has_dtm(*variant, *sector), Some(!wdl_only));
         for i in (0..raw_file.header().entries).step_by(7) {
             let pos = position(*variant, *sector, index, i);
-            let want = whole.probe(&pos).expect("good").expect("covered");
-            let got = mixed.probe(&pos).expect("good").expect("covered");
+            let want = whole.value(&pos).expect("good").expect("covered");
+            let got = mixed.value(&pos).expect("good").expect("covered");
             if wdl_only {
                 assert_eq!(got, Value::wdl_only(want.wdl()), "{variant} {sector} {i}");
             } else {
@@ -284,17 +284,25 @@ fn a_damaged_block_is_detected_and_named() {
 
     // Read and mapped alike.
     // SAFETY: nobody writes the temporary directory's file any more.
-    let mapped = unsafe { Tablebase::open_mapped(dir.path()) };
-    for tb in [Tablebase::open(dir.path()), mapped] {
+    // SAFETY: the test changes no file while the tables are mapped.
+    let mapper = unsafe { Mapper::new() };
+    let mapped = Tablebase::open(
+        dir.path(),
+        OpenOptions {
+            mapper: Some(mapper),
+            ..OpenOptions::default()
+        },
+    );
+    for tb in [Tablebase::open(dir.path(), OpenOptions::default()), mapped] {
         let tb = tb.expect("opens: the header is good");
         let index = raw_file.index();
         let e = tb
-            .probe(&position(variant, sector, index, 5))
+            .value(&position(variant, sector, index, 5))
             .expect_err("a damaged block never answers");
         assert!(e.to_string().contains(&name), "{e}");
         let last = raw_file.header().entries - 1;
         assert_eq!(
-            tb.probe(&position(variant, sector, index, last))
+            tb.value(&position(variant, sector, index, last))
                 .expect("good block"),
             Some(raw_file.value(last).expect("good")),
         );
@@ -381,7 +389,7 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
         .expect("a win");
     values[i] = Value::loss(0).0;
     let scratch = tempfile::tempdir().expect("a temporary directory");
-    morris_tablebase::file::write_sector(scratch.path(), Variant::Standard, sector, &values)
+    morris_builder::write::write_sector(scratch.path(), Variant::Standard, sector, &values)
         .expect("written");
     let other = SectorFile::open(
         &scratch.path().join(file_name(Variant::Standard, sector)),
@@ -389,7 +397,7 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
         sector,
     )
     .expect("opens");
-    morris_tablebase::compact::pack_sector(&other, dir.path(), Kind::Wdl, 3).expect("packed");
+    morris_builder::pack::pack_sector(&other, dir.path(), Kind::Wdl, 3).expect("packed");
     // Format version 1: no raw file's checksum (bytes 80..88 zero), the header resealed.
     let old = at(Variant::NoFlying, "3-3", Kind::Dtm);
     let mut bytes = std::fs::read(&old).expect("read");
@@ -513,7 +521,7 @@ fn the_search_never_takes_a_value_without_distance_for_a_draw() {
     let sector = SectorId::Movement("3-3".parse().expect("a sector"));
     let name = compact_name(variant, sector, Kind::Wdl);
     std::fs::copy(compact.join(&name), dir.path().join(&name)).expect("copied");
-    let tb = Tablebase::open(dir.path()).expect("opens");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
     let raw_file =
         SectorFile::open(&raw.join(file_name(variant, sector)), variant, sector).expect("opens");
     let values = raw_file.values().expect("intact");
@@ -528,7 +536,7 @@ fn the_search_never_takes_a_value_without_distance_for_a_draw() {
             let pos = position(variant, sector, raw_file.index(), i as u64);
             let want = Value(values[i]);
             assert!(tb
-                .probe(&pos)
+                .value(&pos)
                 .expect("good")
                 .is_some_and(|v| v.is_distance_unknown()));
             let mut searcher = Searcher::new(Some(&tb), 16).expect("a table");
@@ -589,8 +597,8 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
     use morris_solver::{Limits, Provenance, Searcher};
     let (raw, _) = sets();
     let dir = only(Kind::Wdl);
-    let tb = Tablebase::open(dir.path()).expect("opens");
-    let raw_tb = Tablebase::open(raw).expect("opens");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
+    let raw_tb = Tablebase::open(raw, OpenOptions::default()).expect("opens");
     let limits = Limits {
         value_only: true,
         depth: Some(8),
@@ -614,7 +622,7 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
             let lost = match next.end() {
                 Some(end) => end.outcome() != morris_engine::Outcome::Win(next.side_to_move()),
                 None => raw_tb
-                    .probe(&next)
+                    .value(&next)
                     .expect("good")
                     .is_some_and(|v| v.wdl() == morris_tablebase::Wdl::Loss),
             };
@@ -644,7 +652,7 @@ fn a_search_reads_compact_dtm_files() {
     use morris_solver::{Limits, Searcher};
     let (raw, _) = sets();
     let dir = only(Kind::Dtm);
-    let tb = Tablebase::open(dir.path()).expect("opens");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
     let cases = sample(raw, 5);
     assert!(cases.len() > 300, "{}", cases.len());
     for (at, pos, stored) in cases {

@@ -18,9 +18,10 @@
 
 mod movement_oracle;
 
+use morris_builder::placement::solve_game;
+use morris_builder::Silent;
 use morris_engine::{Bitboard, Color, Outcome, Position, Setup, Variant};
-use morris_tablebase::placement::solve_game;
-use morris_tablebase::{PlacementSector, Sector, SectorIndex, Silent, Value, Wdl};
+use morris_tablebase::{PlacementSector, Sector, SectorIndex, Value, Wdl};
 use movement_oracle::{ByteMap, Oracle};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -159,7 +160,7 @@ fn game_position(variant: Variant, s: PlacementSector, us: Bitboard, them: Bitbo
 
 /// The movement sectors of a game of `max` pieces a side, from the generator.
 fn movement_tables(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
-    morris_tablebase::generate::solve_movement(variant, max).expect("movement sectors solve")
+    morris_builder::generate::solve_movement(variant, max).expect("movement sectors solve")
 }
 
 /// The oracle's movement values of a game of `max` pieces a side.

@@ -8,7 +8,7 @@ mod common;
 use common::Rng;
 use morris_engine::{Position, Variant};
 use morris_solver::{Limits, Provenance, Searcher};
-use morris_tablebase::{PlacementSector, SectorIndex, Tablebase};
+use morris_tablebase::{OpenOptions, PlacementSector, SectorIndex, Tablebase};
 use std::path::Path;
 
 /// The game's position of entry `i` of placement sector `s`, in the colours a game
@@ -48,8 +48,9 @@ fn compare(max: u8, hands: u8, near: usize, far: usize, at_least: usize) {
     ]);
     let movement = tempfile::tempdir().expect("a temporary directory");
     movement_only(full.path(), movement.path());
-    let tables = Tablebase::open(full.path()).expect("the tables");
-    let moves_only = Tablebase::open(movement.path()).expect("the movement tables");
+    let tables = Tablebase::open(full.path(), OpenOptions::default()).expect("the tables");
+    let moves_only =
+        Tablebase::open(movement.path(), OpenOptions::default()).expect("the movement tables");
     assert_eq!(moves_only.placement_sectors().count(), 0);
     let mut rng = Rng::new(10);
     let mut compared = 0;
@@ -67,7 +68,7 @@ fn compare(max: u8, hands: u8, near: usize, far: usize, at_least: usize) {
                 let i = rng.next() % sector.size();
                 let pos = position(variant, sector, i);
                 let stored = tables
-                    .probe(&pos)
+                    .value(&pos)
                     .expect("good files")
                     .unwrap_or_else(|| panic!("{variant} {sector} entry {i} is not in the tables"));
                 let found = searcher

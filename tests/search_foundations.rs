@@ -4,7 +4,7 @@
 
 use morris_engine::{notation, Position, Variant};
 use morris_solver::{analyze, Limits, Provenance, SearchError, Searcher, TableError, Verdict};
-use morris_tablebase::{Tablebase, Wdl};
+use morris_tablebase::{OpenOptions, Tablebase, Wdl};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -215,7 +215,7 @@ fn names_file(e: &SearchError, file: &Path) {
 #[test]
 fn a_damaged_file_is_an_error_of_every_search_entry_point() {
     let (dir, file) = damaged_three_three();
-    let tb = Tablebase::open(dir.path()).expect("headers are intact");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("headers are intact");
     let covered = position(THREE_THREE, Variant::Standard);
     let placing = position(PLACING, Variant::Standard);
     let searcher = || Searcher::new(Some(&tb), 1).unwrap();

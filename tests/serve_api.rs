@@ -6,7 +6,7 @@
 mod serve_util;
 
 use morris_engine::{notation, Variant};
-use morris_tablebase::Tablebase;
+use morris_tablebase::{OpenOptions, Tablebase};
 use serde_json::Value as Json;
 use serve_util::{api, enc, exchange, Server, START4};
 use std::io::Write;
@@ -46,7 +46,7 @@ fn wd(v: &Json) -> (Json, Json) {
 fn answers_agree_with_the_tablebase_and_with_analyze() {
     let dir = serve_util::tables4();
     let server = Server::start(dir, &[]);
-    let tb = Tablebase::open(dir).expect("tables open");
+    let tb = Tablebase::open(dir, OpenOptions::default()).expect("tables open");
     let start = notation::parse_position(START4, Variant::Standard).expect("a position");
     for moves in GAMES {
         let doc = server.json(&api(START4, moves));
@@ -57,7 +57,7 @@ fn answers_agree_with_the_tablebase_and_with_analyze() {
         assert_eq!(doc["side_to_move"], pos.side_to_move().name());
         assert_eq!(doc["game_over"], Json::Null);
         // The position's value is the table's.
-        let value = tb.probe(&pos).expect("readable").expect("covered");
+        let value = tb.value(&pos).expect("readable").expect("covered");
         assert_eq!(doc["value"]["obtained"], "tablebase");
         assert_eq!(doc["value"]["exact"], true);
         assert_eq!(

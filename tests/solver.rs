@@ -9,13 +9,12 @@
 mod common;
 
 use common::Rng;
+use morris_builder::{driver, verify::to_position, Observer, Reporter};
 use morris_engine::{Bitboard, Color, Move, Outcome, Point, Position, Setup, Variant};
 use morris_solver::{
     analyze, Limits, Provenance, SearchResult, Searcher, Verdict, MATE, MATE_BOUND,
 };
-use morris_tablebase::{
-    driver, verify::to_position, Observer, Reporter, Sector, SectorIndex, Tablebase, Value, Wdl,
-};
+use morris_tablebase::{OpenOptions, Sector, SectorIndex, Tablebase, Value, Wdl};
 use std::sync::OnceLock;
 
 struct Quiet;
@@ -39,7 +38,7 @@ fn tablebase() -> &'static Tablebase {
                 .unwrap_or_else(|e| panic!("generating {variant} up to 4-4: {e}"));
         }
         // The files stay mapped after the directory is removed.
-        Tablebase::open(dir.path()).expect("the generated tablebase opens")
+        Tablebase::open(dir.path(), OpenOptions::default()).expect("the generated tablebase opens")
     })
 }
 
@@ -94,7 +93,7 @@ fn exact(tb: &Tablebase, pos: &Position, plies: u32) -> i32 {
     if let Some(s) = terminal(pos) {
         return s;
     }
-    if let Some(v) = tb.probe(pos).expect("intact tables") {
+    if let Some(v) = tb.value(pos).expect("intact tables") {
         return score_of(v);
     }
     assert!(plies > 0, "{pos} is not within reach of the tablebases");
@@ -162,7 +161,7 @@ fn check_line_ends_game(tb: &Tablebase, pos: &Position, line: &[Move], value: im
             p.is_legal(m),
             "{pos}: {m} is illegal after {k} plies of {line:?}"
         );
-        if let Some(v) = tb.probe(&p).expect("intact tables") {
+        if let Some(v) = tb.value(&p).expect("intact tables") {
             assert_eq!(
                 v.dtm(),
                 Some((dtm - k) as u16),
@@ -219,7 +218,7 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
             // One searcher per sector: its table carries over from search to search.
             let mut searcher = Searcher::new(None, 16).unwrap();
             for pos in sample {
-                let stored = tb.probe(&pos).expect("intact tables").unwrap();
+                let stored = tb.value(&pos).expect("intact tables").unwrap();
                 let r = searcher.search(&pos, depth(d), &[]).unwrap();
                 searched += 1;
                 check_no_estimate_in_mate_band(&pos, &r);
@@ -331,7 +330,7 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
     }
     let mut longest = 0;
     for pos in cases {
-        let stored = tb.probe(&pos).expect("intact tables").unwrap();
+        let stored = tb.value(&pos).expect("intact tables").unwrap();
         // Without the line (as `analyze` asks for each move): the same value, no line.
         let bare = Limits {
             no_line: true,
@@ -351,7 +350,7 @@ fn tablebase_answers_come_with_a_line_that_ends_the_game_in_dtm_plies() {
                 assert!(p.is_legal(m), "{pos}: {m} in {:?} is illegal", r.pv);
                 p = p.play_unchecked(m);
                 assert_eq!(
-                    tb.probe(&p).expect("intact tables"),
+                    tb.value(&p).expect("intact tables"),
                     Some(Value::DRAW),
                     "{pos}: {:?} leaves the draw",
                     r.pv
@@ -529,7 +528,7 @@ fn exact_memo(
     }
     let s = match terminal(pos) {
         Some(s) => s,
-        None => match tb.probe(pos).expect("intact tables") {
+        None => match tb.value(pos).expect("intact tables") {
             Some(v) => score_of(v),
             None => pos
                 .legal_moves()
@@ -904,7 +903,7 @@ fn a_shuttle_back_to_a_position_of_the_game_is_a_draw() {
             (without.score, without.provenance),
             "{root} depth {d}: a reused searcher differs from a fresh one"
         );
-        assert_eq!(tb.probe(&root).expect("intact tables"), Some(Value::DRAW));
+        assert_eq!(tb.value(&root).expect("intact tables"), Some(Value::DRAW));
     }
     // analyze() sees the same repetitions.
     let moves = analyze(
@@ -994,7 +993,7 @@ fn analyze_scores_a_move_back_to_a_position_of_the_game_as_search_does() {
     .unwrap();
     let win = morris_engine::notation::parse_move("b6-b4").unwrap();
     assert_eq!(
-        tablebase().probe(&pos).expect("intact tables"),
+        tablebase().value(&pos).expect("intact tables"),
         Some(Value::decided(3))
     );
     let history = [pos.play_unchecked(win).hash()];

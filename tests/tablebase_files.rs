@@ -552,7 +552,9 @@ fn a_small_game_is_generated_whole_and_probed() {
     ] {
         assert!(all.iter().any(|n| n == name), "{name}: {all:?}");
     }
-    let tb = morris_tablebase::Tablebase::open(dir.path()).expect("good tables");
+    let tb =
+        morris_tablebase::Tablebase::open(dir.path(), morris_tablebase::OpenOptions::default())
+            .expect("good tables");
     for (fen, moves, sector) in [
         (start(3), "", "0-0+3-3"),
         (start(3), "d6 d2 f4", "1-2+2-1"),
@@ -569,7 +571,7 @@ fn a_small_game_is_generated_whole_and_probed() {
             .expect("legal moves")
             .last()
             .map_or(first, |&(_, p)| p);
-        let value = tb.probe(&pos).expect("good tables").expect("covered");
+        let value = tb.value(&pos).expect("good tables").expect("covered");
         assert!(
             out.contains(&format!("(standard sector {sector})")),
             "{out}"

@@ -3,14 +3,15 @@
 //! unreduced positions, sharing no code with the crates under test).
 //!
 //! Every unreduced position of every sector is compared, value and DTM, with the file
-//! written by `morris_tablebase::driver::generate`, through `SectorIndex`, and a
+//! written by `morris_builder::driver::generate`, through `SectorIndex`, and a
 //! sample of them again through `Tablebase::probe`.
 
 mod movement_oracle;
 
+use morris_builder::driver::{self, Reporter};
+use morris_builder::Observer;
 use morris_engine::{Bitboard, Color, Position, Setup, Variant};
-use morris_tablebase::driver::{self, Reporter};
-use morris_tablebase::{Observer, Sector, SectorIndex, Tablebase};
+use morris_tablebase::{OpenOptions, Sector, SectorIndex, Tablebase};
 use movement_oracle::{Geometry, Oracle, FULL, NAMES};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -32,7 +33,7 @@ fn crate_tablebase(
     pool(threads)
         .install(|| driver::generate_into(dir.path(), variant, &[target], &Quiet))
         .expect("generation succeeds");
-    let tb = Tablebase::open(dir.path()).expect("the generated files open");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("the generated files open");
     (dir, tb)
 }
 
@@ -87,7 +88,7 @@ fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&T
                 side_to_move: side,
             };
             let pos = Position::from_setup(&setup, oracle.variant).expect("a valid position");
-            tb.probe(&pos)
+            tb.value(&pos)
                 .expect("the file is intact")
                 .expect("the sector is loaded")
                 .0
@@ -282,7 +283,7 @@ fn generation_is_exact_under_thread_contention() {
         oracle.solve(3, 4);
         for _ in 0..8 {
             let solved = contended
-                .install(|| morris_tablebase::solve_pair(variant, sector, &|_| None, &Quiet))
+                .install(|| morris_builder::solve_pair(variant, sector, &|_| None, &Quiet))
                 .expect("3-3 solves");
             compare_values(&oracle, sector, &solved[0].1, None);
         }

@@ -331,17 +331,17 @@ fn threads_that_cannot_start_are_an_error() {
 #[test]
 fn tables_read_into_memory_survive_a_rewrite_in_place() {
     use morris_engine::{notation, Variant};
-    use morris_tablebase::Tablebase;
+    use morris_tablebase::{OpenOptions, Tablebase};
     let dir = tables();
-    let tb = Tablebase::open(dir.path()).expect("the tables open");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("the tables open");
     let pos = notation::parse_position(FEN_3_4, Variant::Standard).expect("a position");
-    let before = tb.probe(&pos).expect("intact").expect("covered");
+    let before = tb.value(&pos).expect("intact").expect("covered");
     std::fs::OpenOptions::new()
         .write(true)
         .open(dir.path().join("standard-3-4.tb"))
         .and_then(|f| f.set_len(200))
         .expect("truncate in place");
-    assert_eq!(tb.probe(&pos).expect("still intact"), Some(before));
+    assert_eq!(tb.value(&pos).expect("still intact"), Some(before));
 }
 
 #[cfg(unix)]

@@ -6,9 +6,11 @@
 mod common;
 
 use common::{morris, FAILURE};
+use morris_builder::pack::pack_sector;
+use morris_builder::write::write_sector;
 use morris_engine::Variant;
-use morris_tablebase::compact::{compact_name, pack_sector, Kind};
-use morris_tablebase::file::{file_name, write_sector};
+use morris_tablebase::compact::{compact_name, Kind};
+use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{SectorFile, Value, Wdl};
 use std::path::{Path, PathBuf};

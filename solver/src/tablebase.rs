@@ -1,29 +1,16 @@
 //! The search's door to the tablebases.
 //!
-//! Every tablebase read of the search goes through [`Tablebases::score`], which turns
-//! a stored value into a score and a damaged file into a [`SearchError`] naming it, so
-//! no damaged value is ever walked around as if it were a miss. The rest of this
-//! module reads the tablebases alone, without search: the best moves of a covered
-//! position and its line to the end of the game.
+//! Every tablebase read of the search goes through [`Tablebases::probe`], which asks
+//! the reading crate's one probe and turns its answer into a score, and a damaged file
+//! or a distance beyond the scores into a [`SearchError`] naming the file that
+//! answered, so no damaged value is ever walked around as if it were a miss. The rest
+//! of this module reads the tablebases alone, without search: the best moves of a
+//! covered position and its line to the end of the game.
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
 use morris_engine::{Color, Move, Position};
-use morris_tablebase::compact::CompactFile;
-use morris_tablebase::sector::SectorId;
-use morris_tablebase::{Sector, SectorFile, Tablebase, Value, Wdl};
-
-/// Most pieces a side has on the board.
-const PIECES: usize = 9;
-
-/// Where a movement sector's values are read.
-#[derive(Clone, Copy)]
-enum Movement<'a> {
-    /// Its raw file.
-    Raw(&'a SectorFile),
-    /// Its compact file (the DTM file when there is one).
-    Compact(&'a CompactFile),
-}
+use morris_tablebase::{Probe, Sector, Tablebase, Wdl};
 
 /// What the tables say of a position, as a score for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,70 +35,49 @@ impl TbScore {
             _ => None,
         }
     }
+
+    /// The score of a probe's answer at `ply` plies from the root: exact when the
+    /// value has its distance (or is a draw), else the bound that the longest win or
+    /// loss of its sector gives (no bound when that is beyond the mate band).
+    ///
+    /// # Errors
+    /// [`SearchError::Distance`], naming the file that answered, for a stored distance
+    /// that does not fit the search's scores.
+    fn of(probe: &Probe<'_>, ply: usize) -> Result<Option<TbScore>, SearchError> {
+        let value = probe.value;
+        if value.wdl() == Wdl::Draw || value.dtm().is_some() {
+            return match value_score(value, ply) {
+                Some(score) => Ok(Some(TbScore::Exact(score))),
+                None => Err(SearchError::Distance {
+                    file: probe.file.to_path_buf(),
+                    dtm: value.dtm().unwrap_or_default(),
+                    ply,
+                }),
+            };
+        }
+        let Some(n) = probe.longest.and_then(|longest| {
+            i32::try_from(ply)
+                .ok()?
+                .checked_add(i32::from(longest))
+                .filter(|&n| n <= MAX_DISTANCE)
+        }) else {
+            return Ok(None);
+        };
+        Ok(Some(match value.wdl() {
+            Wdl::Win => TbScore::AtLeast(MATE - n),
+            _ => TbScore::AtMost(-(MATE - n)),
+        }))
+    }
 }
 
-/// The bound a value without distance from compact file `file` gives (a draw is
-/// exact): a win is no longer than the longest win of its sector, a loss than the
-/// longest loss; `None` for a distance beyond the mate band.
-fn bound(file: &CompactFile, value: Value, ply: usize) -> Option<TbScore> {
-    let stats = file.header().stats;
-    let longest = match value.wdl() {
-        Wdl::Draw => return Some(TbScore::Exact(0)),
-        Wdl::Win => stats.longest_win,
-        Wdl::Loss => stats.longest_loss,
-    };
-    let n = i32::try_from(ply)
-        .ok()?
-        .checked_add(i32::from(longest))
-        .filter(|&n| n <= MAX_DISTANCE)?;
-    Some(match value.wdl() {
-        Wdl::Win => TbScore::AtLeast(MATE - n),
-        _ => TbScore::AtMost(-(MATE - n)),
-    })
-}
-
-/// The tablebases a searcher may consult, if any, with the movement files looked up
-/// once: the search probes a table at every node where a line leaves the placing
-/// phase (half of the nodes of an opening proof) and at every placing node that a
-/// placement table might hold, and a lookup by name there cost more than the read.
+/// The tablebases a searcher may consult, if any.
 pub(crate) struct Tablebases<'a> {
     tb: Option<&'a Tablebase>,
-    /// By variant, pieces of the side to move and of the opponent.
-    movement: [[[Option<Movement<'a>>; PIECES + 1]; PIECES + 1]; 2],
-    /// By variant: whether any placement file is loaded.
-    placement: [bool; 2],
 }
 
 impl<'a> Tablebases<'a> {
     pub(crate) fn new(tb: Option<&'a Tablebase>) -> Tablebases<'a> {
-        let mut movement = [[[None; PIECES + 1]; PIECES + 1]; 2];
-        let mut placement = [false; 2];
-        if let Some(tb) = tb {
-            for (variant, sector, table) in tb.compact_tables() {
-                match (sector, table.answering()) {
-                    (SectorId::Movement(Sector { us, them }), Some(file)) => {
-                        let slot = &mut movement[variant.index()][usize::from(us)];
-                        slot[usize::from(them)] = Some(Movement::Compact(file));
-                    }
-                    (SectorId::Placement(_), Some(_)) => placement[variant.index()] = true,
-                    _ => {}
-                }
-            }
-            // A raw file answers before the compact ones, as in `Tablebase::probe`.
-            for (variant, sector, file) in tb.sectors() {
-                let Sector { us, them } = sector;
-                let slot = &mut movement[variant.index()][usize::from(us)];
-                slot[usize::from(them)] = Some(Movement::Raw(file));
-            }
-            for (variant, _, _) in tb.placement_sectors() {
-                placement[variant.index()] = true;
-            }
-        }
-        Tablebases {
-            tb,
-            movement,
-            placement,
-        }
+        Tablebases { tb }
     }
 
     /// Whether the movement sector where the placing phase of `pos` ends without a
@@ -119,14 +85,17 @@ impl<'a> Tablebases<'a> {
     /// to the end of the placing phase ends its lines in heuristic leaves and proves
     /// nothing, however long it runs.
     pub(crate) fn reaches_movement(&self, pos: &Position) -> bool {
-        let movement = &self.movement[pos.variant().index()];
+        let Some(tb) = self.tb else {
+            return false;
+        };
         let total = |c| pos.pieces(c).count() as usize + usize::from(pos.hand(c));
         let (w, b) = (total(Color::White), total(Color::Black));
         let loaded = |us: usize, them: usize| {
-            movement
-                .get(us)
-                .and_then(|row| row.get(them))
-                .is_some_and(Option::is_some)
+            let sector = u8::try_from(us)
+                .ok()
+                .zip(u8::try_from(them).ok())
+                .and_then(|(us, them)| Sector::new(us, them));
+            sector.is_some_and(|s| tb.contains(pos.variant(), s))
         };
         loaded(w, b) && loaded(b, w)
     }
@@ -148,50 +117,9 @@ impl<'a> Tablebases<'a> {
         let Some(tb) = self.tb else {
             return Ok(None);
         };
-        let variant = pos.variant().index();
-        let file = || Tablebase::sector_of(pos).and_then(|s| tb.file(pos.variant(), s));
-        // The compact file that answered a movement position, if one did: a value
-        // without distance is bounded by its header.
-        let mut compact = None;
-        let value = if pos.pieces_in_hand() {
-            if !self.placement[variant] {
-                return Ok(None);
-            }
-            tb.probe(pos)?
-        } else {
-            // The file `Tablebase::probe` would read, without its lookup by name.
-            let (us, them) = (pos.us(), pos.them());
-            let movement = &self.movement[variant];
-            match movement
-                .get(us.count() as usize)
-                .and_then(|row| row.get(them.count() as usize))
-            {
-                Some(Some(Movement::Raw(f))) => Some(f.value(f.index().index(us, them))?),
-                Some(Some(Movement::Compact(f))) => {
-                    compact = Some(*f);
-                    Some(f.value(f.index().index(us, them))?)
-                }
-                _ => None,
-            }
-        };
-        let Some(value) = value else {
-            return Ok(None);
-        };
-        if value.is_distance_unknown() {
-            // The file is known for movement positions; a placement one is looked up.
-            let answering = compact.or_else(|| {
-                let sector = Tablebase::sector_id_of(pos)?;
-                tb.compact(pos.variant(), sector)?.answering()
-            });
-            return Ok(answering.and_then(|f| bound(f, value, ply)));
-        }
-        match value_score(value, ply) {
-            Some(score) => Ok(Some(TbScore::Exact(score))),
-            None => Err(SearchError::Distance {
-                file: file().map(|f| f.path().to_path_buf()).unwrap_or_default(),
-                dtm: value.dtm().unwrap_or_default(),
-                ply,
-            }),
+        match tb.probe(pos)? {
+            Some(probe) => TbScore::of(&probe, ply),
+            None => Ok(None),
         }
     }
 
@@ -248,5 +176,68 @@ impl<'a> Tablebases<'a> {
             seen.push(pos.repetition_key());
         }
         Ok(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris_tablebase::Value;
+    use std::path::Path;
+
+    /// Files of every kind that may answer: raw movement, compact, raw placement.
+    const FILES: [&str; 3] = [
+        "tb/standard-3-3.tb",
+        "tb/standard-3-3.dtm",
+        "tb/standard-2-3+1-0.tb",
+    ];
+
+    /// A stored distance beyond the search's scores is an error naming the file that
+    /// answered, whatever its kind (a compact or a placement file once left the name
+    /// empty).
+    #[test]
+    fn a_distance_beyond_the_scores_names_the_file_that_answered() {
+        for name in FILES {
+            let probe = Probe {
+                value: Value::win(201),
+                longest: Some(201),
+                file: Path::new(name),
+            };
+            assert_eq!(
+                TbScore::of(&probe, 0).expect("fits"),
+                Some(TbScore::Exact(MATE - 201))
+            );
+            let ply = usize::try_from(MAX_DISTANCE - 200).expect("positive");
+            let e = TbScore::of(&probe, ply).expect_err("beyond the scores");
+            assert!(
+                matches!(&e, SearchError::Distance { file, dtm: 201, ply: p }
+                    if file == Path::new(name) && *p == ply),
+                "{e}"
+            );
+            assert!(e.to_string().starts_with(name), "{e}");
+        }
+    }
+
+    /// A decided value without its distance is bounded by the longest win or loss of
+    /// its sector, as far as the mate band reaches; a draw is exact.
+    #[test]
+    fn a_value_without_distance_is_bounded_by_its_sector() {
+        let probe = |wdl, longest| Probe {
+            value: Value::wdl_only(wdl),
+            longest,
+            file: Path::new(FILES[1]),
+        };
+        let of = |p: Probe<'_>, ply| TbScore::of(&p, ply).expect("no distance to overflow");
+        assert_eq!(
+            of(probe(Wdl::Win, Some(30)), 2),
+            Some(TbScore::AtLeast(MATE - 32))
+        );
+        assert_eq!(
+            of(probe(Wdl::Loss, Some(26)), 3),
+            Some(TbScore::AtMost(-(MATE - 29)))
+        );
+        assert_eq!(of(probe(Wdl::Draw, None), 5), Some(TbScore::Exact(0)));
+        let far = usize::try_from(MAX_DISTANCE).expect("positive");
+        assert_eq!(of(probe(Wdl::Win, Some(30)), far), None);
     }
 }

@@ -19,7 +19,7 @@
 //! side to move and the variant.
 
 use morris_engine::{mix64, Color, Move, Point, Position, Symmetry};
-use morris_tablebase::AtomicWords;
+use morris_sys::AtomicWords;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// What a stored score means.

@@ -249,7 +249,7 @@ pub fn needs_search(q: &Query, ctx: &Context) -> bool {
     let Ok(tables) = ctx.tables() else {
         return false;
     };
-    let read = |p: &Position| match tables.probe(p) {
+    let read = |p: &Position| match tables.value(p) {
         Ok(Some(v)) => !v.is_distance_unknown(),
         Ok(None) => false,
         Err(_) => true,

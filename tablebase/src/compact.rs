@@ -8,9 +8,9 @@
 //! probe reads the `.dtm` file when present, else the `.wdl` file, whose decided
 //! values come without distance ([`Value::wdl_only`]).
 //!
-//! Both are made by [`pack_sector`] from a raw file. Entries are cut into blocks of
-//! `2^k` positions (the last may be shorter; `k` in the header, [`Kind::block_log2`]
-//! of the kind and sector when written); each block is compressed alone
+//! Both are made from a raw file by the builder's `pack` (crate `morris-builder`),
+//! which chooses the block size of each kind. Entries are cut into blocks of `2^k`
+//! positions (the last may be shorter; `k` in the header); each block is compressed alone
 //! with zstd and checked by the xxh3-64 of its compressed bytes before it is
 //! decompressed. Win/draw/loss codes are one byte a position, `0` loss, `1` draw,
 //! `2` win: on sampled blocks of the Standard game this compressed better than
@@ -53,18 +53,18 @@
 //! is decompressed, and its decompressed length against the header. Decompressed
 //! blocks are kept in a [`BlockCache`] of bounded size, shared by a tablebase's files.
 
-use crate::file::{check_size, decode_byte, open_header, write_at, FileError, Problem, SectorFile};
-use crate::generate::SectorStats;
+use crate::file::{check_size, decode_byte, open_header, FileError, Problem};
 use crate::index::SectorIndex;
-use crate::mmap::MappedFile;
-use crate::sector::{SectorId, Value, Wdl};
+use crate::sector::SectorId;
+use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::Variant;
+use morris_sys::{MappedFile, Mapper};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -80,23 +80,10 @@ const VERSION_WITHOUT_SOURCE: u32 = 1;
 pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 /// The block sizes a file may have (log2 of its positions).
 const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
-/// The zstd level `morris pack` uses for a kind unless told otherwise: measured
-/// (Standard 7-7 and 6-8+2-1, sampled), level 16 writes `.wdl` files within 1% of
-/// level 19's size in half its time, and level 13 `.dtm` files within 0.5% in half
-/// its time; below those the `.wdl` files grow by a fifth.
-pub const fn default_level(kind: Kind) -> i32 {
-    match kind {
-        Kind::Wdl => 16,
-        Kind::Dtm => 13,
-    }
-}
 /// Codec byte of zstd.
 const CODEC_ZSTD: u8 = 1;
 /// Bytes of one block's entry in the index.
-const INDEX_ENTRY: usize = 16;
-/// Blocks compressed in parallel before they are written in order.
-const BATCH: usize = 64;
-
+pub const INDEX_ENTRY: usize = 16;
 /// What a compact file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -125,27 +112,9 @@ impl Kind {
         }
     }
 
-    /// log2 of the positions of a block of `sector` as [`pack_sector`] writes them. A
-    /// probe that misses the cache decompresses a whole block. DTM files of movement
-    /// sectors, which searches read, have blocks of 4 Ki positions (6% larger than of
-    /// 16 Ki, sector 8-8, level 19, sampled; the 7+7 empty-board proof ran at 72% of
-    /// the raw tables' speed, against 60% with 16 Ki). DTM files of placement sectors
-    /// have blocks of 16 Ki: a complete set answers a position with pieces in hand by
-    /// a lookup, not a search, and the larger blocks are 6% smaller (every 200th block
-    /// of each game's placement set at level 13: Standard 2.926 against 2.753 bits a
-    /// position, No-flying 3.133 against 2.951; blocks of 64 Ki gained only 0.3% more).
-    /// Win/draw/loss files, read for single answers, have blocks of 64 Ki (blocks of
-    /// 16 Ki came out 10% larger).
-    pub fn block_log2(self, sector: SectorId) -> u8 {
-        match (self, sector) {
-            (Kind::Wdl, _) => 16,
-            (Kind::Dtm, SectorId::Movement(_)) => 12,
-            (Kind::Dtm, SectorId::Placement(_)) => 14,
-        }
-    }
-
-    /// The byte stored for a raw code (encoding 2 of [`crate::file`]).
-    fn map(self, raw: u8) -> u8 {
+    /// The byte a file of this kind stores for a raw code (encoding 2 of
+    /// [`crate::file`]).
+    pub fn map(self, raw: u8) -> u8 {
         match self {
             Kind::Wdl => wdl_code(decode_byte(raw).wdl()),
             Kind::Dtm => raw,
@@ -216,7 +185,7 @@ impl CompactHeader {
     }
 
     /// Where the compressed data starts.
-    fn data_start(&self) -> u64 {
+    pub fn data_start(&self) -> u64 {
         HEADER_LEN as u64 + INDEX_ENTRY as u64 * self.blocks()
     }
 
@@ -231,7 +200,9 @@ impl CompactHeader {
         usize::try_from(self.entries.saturating_sub(start).min(self.block())).unwrap_or(0)
     }
 
-    fn encode(&self) -> [u8; HEADER_LEN] {
+    /// The header's bytes, with their checksum (in version 1 when `source` is
+    /// `None`).
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -274,7 +245,12 @@ impl CompactHeader {
         let source = match version {
             VERSION => Some(u64_at(80)),
             VERSION_WITHOUT_SOURCE => None,
-            _ => return Err(Problem::CompactVersion(version)),
+            _ => {
+                return Err(Problem::CompactVersion {
+                    found: version,
+                    newest: VERSION,
+                })
+            }
         };
         let stored = if source.is_some() { 80..88 } else { 0..0 };
         if let Some(at) = (73..120).find(|&i| h[i] != 0 && !stored.contains(&i)) {
@@ -327,146 +303,6 @@ impl CompactHeader {
             source,
         })
     }
-}
-
-/// The sizes [`pack_sector`] wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Packed {
-    /// What the file holds.
-    pub kind: Kind,
-    /// Positions.
-    pub entries: u64,
-    /// Bytes of the file.
-    pub bytes: u64,
-}
-
-impl Packed {
-    /// Bits of file a position.
-    pub fn bits_per_position(&self) -> f64 {
-        self.bytes as f64 * 8.0 / self.entries.max(1) as f64
-    }
-}
-
-/// Write the compact file of `kind` of a raw sector file into `dir`, compressing at
-/// zstd `level` (1 to 22) on the threads of the current rayon pool. Every block of
-/// the raw file is checked against its checksum first.
-///
-/// # Errors
-/// A [`FileError`] naming the raw file (damaged or unreadable) or the file written
-/// (a failure to write: no file with the final name is left behind).
-pub fn pack_sector(
-    raw: &SectorFile,
-    dir: &Path,
-    kind: Kind,
-    level: i32,
-) -> Result<Packed, FileError> {
-    let codes = raw.entries()?;
-    let header = raw.header();
-    let name = compact_name(header.variant, header.sector, kind);
-    let path = dir.join(&name);
-    let tmp = dir.join(format!("{name}.tmp"));
-    let write = || -> Result<u64, Problem> {
-        match fs::remove_file(&tmp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        let block_log2 = kind.block_log2(header.sector);
-        let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
-        let index_len = INDEX_ENTRY * blocks.len();
-        let mut out = BufWriter::with_capacity(1 << 20, &file);
-        // The header and index are known at the end; they are written last, in place.
-        out.write_all(&vec![0; HEADER_LEN + index_len])?;
-        let mut index = Vec::with_capacity(index_len);
-        let mut end = 0u64;
-        for batch in blocks.chunks(BATCH) {
-            let compressed: Vec<io::Result<Vec<u8>>> = batch
-                .par_iter()
-                .map(|block| {
-                    let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-                    compress(&mapped, level)
-                })
-                .collect();
-            for data in compressed {
-                let data = data?;
-                out.write_all(&data)?;
-                end += data.len() as u64;
-                index.extend_from_slice(&end.to_le_bytes());
-                index.extend_from_slice(&xxh3_64(&data).to_le_bytes());
-            }
-        }
-        out.flush()?;
-        drop(out);
-        let compact = CompactHeader {
-            kind,
-            variant: header.variant,
-            sector: header.sector,
-            entries: header.entries,
-            index_sum: xxh3_64(&index),
-            stats: header.stats,
-            data_len: end,
-            level: u8::try_from(level).unwrap_or(0),
-            block_log2,
-            source: Some(header.checksum),
-        };
-        write_at(&file, &compact.encode(), 0)?;
-        write_at(&file, &index, HEADER_LEN as u64)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, &path)?;
-        File::open(dir)?.sync_all()?;
-        Ok(compact.file_len())
-    };
-    let bytes = write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        FileError::new(&path, e)
-    })?;
-    Ok(Packed {
-        kind,
-        entries: header.entries,
-        bytes,
-    })
-}
-
-/// Estimate the size of the compact file of `kind` of a raw sector file without
-/// writing it: every `every`-th block is compressed as [`pack_sector`] would.
-/// Returns the positions sampled and their compressed bytes.
-///
-/// # Errors
-/// A [`FileError`] naming the raw file when it is damaged or unreadable.
-pub fn estimate_sector(
-    raw: &SectorFile,
-    kind: Kind,
-    level: i32,
-    every: usize,
-) -> Result<(u64, u64), FileError> {
-    let codes = raw.entries()?;
-    let sampled: Vec<&[u8]> = codes
-        .chunks(1 << kind.block_log2(raw.header().sector))
-        .step_by(every.max(1))
-        .collect();
-    let sizes: Vec<io::Result<usize>> = sampled
-        .par_iter()
-        .map(|block| {
-            let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-            compress(&mapped, level).map(|d| d.len())
-        })
-        .collect();
-    let mut bytes = 0u64;
-    for size in sizes {
-        bytes += size.map_err(|e| FileError::new(raw.path(), e))? as u64;
-    }
-    let positions = sampled.iter().map(|b| b.len() as u64).sum();
-    Ok((positions, bytes))
-}
-
-/// Bytes of a compact file of `kind` and `sector` besides its compressed data (header
-/// and block index).
-pub fn overhead(kind: Kind, sector: SectorId, entries: u64) -> u64 {
-    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << kind.block_log2(sector))
 }
 
 /// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
@@ -656,27 +492,23 @@ impl CompactFile {
         })
     }
 
-    /// Open the file like [`CompactFile::open`], but memory-map it: a block that
-    /// misses the cache is then checked and decompressed from the mapping, without a
-    /// read into a buffer (the blocks are still checked before any value is used).
-    ///
-    /// # Safety
-    /// Nobody may modify or truncate the file while the returned value lives (the
-    /// bytes would change under the reader, or the process be killed by SIGBUS).
-    /// Replacing the file by renaming another over it is fine.
+    /// Open the file like [`CompactFile::open`], but memory-map it with `mapper`: a
+    /// block that misses the cache is then checked and decompressed from the mapping,
+    /// without a read into a buffer (the blocks are still checked before any value is
+    /// used).
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
-    // Only passes the mapping contract of `crate::mmap` on to the caller.
-    #[allow(unsafe_code)]
-    pub unsafe fn open_mapped(
+    pub fn open_mapped(
         path: &Path,
         id: CompactId,
         cache: Arc<BlockCache>,
+        mapper: Mapper,
     ) -> Result<CompactFile, FileError> {
         let mut file = CompactFile::open(path, id, cache)?;
-        // SAFETY: the caller's promise, passed on; `open` has checked the length.
-        let map = unsafe { MappedFile::map(&file.file, file.header.file_len()) }
+        // `open` has checked the length.
+        let map = mapper
+            .map(&file.file, file.header.file_len())
             .map_err(|e| FileError::new(path, e))?;
         file.map = Some(map);
         Ok(file)
@@ -948,75 +780,6 @@ impl CompactFile {
             })?;
         Ok(codes)
     }
-
-    /// Check every value against the raw file of the same sector: the full value
-    /// for a `.dtm` file, win, draw or loss for a `.wdl` file; and the header's counts
-    /// and longest distances against the raw file's.
-    ///
-    /// # Errors
-    /// A [`FileError`] naming this file: [`Problem::Differs`] for the first entry
-    /// that differs, [`Problem::CountsDiffer`] for the header, each naming the raw
-    /// file; or the error of whichever file is damaged.
-    pub fn compare(&self, raw: &SectorFile) -> Result<(), FileError> {
-        self.compare_codes(raw.path(), &raw.header().stats, raw.entries()?, true)
-    }
-
-    /// Check every value against another compact file of the same sector, as
-    /// [`CompactFile::compare`] does against a raw file: win, draw or loss when either
-    /// file is a `.wdl` file, the full value when both are `.dtm` files.
-    ///
-    /// # Errors
-    /// As [`CompactFile::compare`], naming `other` where it differs.
-    pub fn compare_with(&self, other: &CompactFile) -> Result<(), FileError> {
-        let full = other.header.kind == Kind::Dtm;
-        let codes = other.raw_codes()?;
-        self.compare_codes(other.path(), &other.header.stats, &codes, full)
-    }
-
-    /// Compare with the codes of `other` (encoding 2; with distances when `full`).
-    fn compare_codes(
-        &self,
-        other: &Path,
-        stats: &SectorStats,
-        codes: &[u8],
-        full: bool,
-    ) -> Result<(), FileError> {
-        if codes.len() as u64 != self.header.entries {
-            return Err(self.error(Problem::Entries {
-                sector: self.header.sector,
-                found: self.header.entries,
-                expected: codes.len() as u64,
-            }));
-        }
-        // The counts and longest distances too: a `.wdl` file's longest win and loss
-        // bound the scores a search gives its values, and nothing else checks them.
-        if self.header.stats != *stats {
-            return Err(self.error(Problem::CountsDiffer {
-                other: other.to_path_buf(),
-            }));
-        }
-        // What is compared: the stored code, or its result alone.
-        let kind = if full { self.header.kind } else { Kind::Wdl };
-        let ours = |c: u8| match (self.header.kind, kind) {
-            (Kind::Dtm, Kind::Wdl) => Kind::Wdl.map(c),
-            _ => c,
-        };
-        self.for_each_block(|first, block| {
-            let start = usize::try_from(first).unwrap_or(usize::MAX);
-            let theirs = &codes[start..start + block.len()];
-            match block
-                .iter()
-                .zip(theirs)
-                .position(|(&c, &raw)| ours(c) != kind.map(raw))
-            {
-                None => Ok(()),
-                Some(i) => Err(self.error(Problem::Differs {
-                    index: first + i as u64,
-                    other: other.to_path_buf(),
-                })),
-            }
-        })
-    }
 }
 
 /// The code of a raw file (encoding 2) that stands for a result without its distance
@@ -1027,25 +790,6 @@ fn stand_in(wdl: Wdl) -> u8 {
         Wdl::Draw => 0,
         Wdl::Win => 2,
     }
-}
-
-/// Compress one block at `level`, with this thread's compression context (kept from
-/// block to block: making one for every block allocated and set up its tables anew).
-fn compress(data: &[u8], level: i32) -> io::Result<Vec<u8>> {
-    thread_local! {
-        static CONTEXT: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    CONTEXT.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.as_ref().is_none_or(|(l, _)| *l != level) {
-            *c = Some((level, zstd::bulk::Compressor::new(level)?));
-        }
-        match c.as_mut() {
-            Some((_, z)) => z.compress(data),
-            None => Err(io::Error::other("no compression context")),
-        }
-    })
 }
 
 /// Decompress one block of `len` bytes, with this thread's decompression context
@@ -1134,39 +878,7 @@ pub fn compact_names(dir: &Path) -> Result<Vec<(Variant, SectorId, Kind, PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::file::write_sector;
-    use crate::generate::{solve_pair, Silent};
     use crate::sector::Sector;
-
-    fn packed_3_3() -> (tempfile::TempDir, SectorFile, Vec<u16>) {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let three = Sector::new(3, 3).expect("a sector");
-        let (_, values) = solve_pair(Variant::Standard, three, &|_| None, &Silent)
-            .expect("solved")
-            .remove(0);
-        write_sector(dir.path(), Variant::Standard, three, &values).expect("written");
-        let raw = SectorFile::open(
-            &dir.path().join("standard-3-3.tb"),
-            Variant::Standard,
-            three,
-        )
-        .expect("opens");
-        for kind in Kind::ALL {
-            pack_sector(&raw, dir.path(), kind, 3).expect("packed");
-        }
-        (dir, raw, values)
-    }
-
-    fn open(dir: &Path, kind: Kind, cache: usize) -> CompactFile {
-        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let path = dir.join(compact_name(Variant::Standard, three, kind));
-        CompactFile::open(
-            &path,
-            (Variant::Standard, three, kind),
-            Arc::new(BlockCache::new(cache)),
-        )
-        .expect("opens")
-    }
 
     #[test]
     fn names_round_trip() {
@@ -1185,191 +897,6 @@ mod tests {
         assert_eq!(parse_compact_name("standard-8-9.tb"), None);
         assert_eq!(parse_compact_name("standard-8-9.wdl.tmp"), None);
         assert_eq!(parse_compact_name("standard-08-9.dtm"), None);
-    }
-
-    /// Every value of a sector reads back from both kinds, through a cache of one
-    /// block a shard (so blocks are evicted and read again), and both files pass
-    /// their own check and the comparison with the raw file.
-    #[test]
-    fn every_value_reads_back() {
-        let (dir, raw, values) = packed_3_3();
-        let wdl = open(dir.path(), Kind::Wdl, 0);
-        let dtm = open(dir.path(), Kind::Dtm, 0);
-        assert!(wdl.header().blocks() > 1, "several blocks");
-        for (i, &v) in values.iter().enumerate() {
-            let v = Value(v);
-            assert_eq!(dtm.value(i as u64).expect("good"), v, "entry {i}");
-            assert_eq!(wdl.value(i as u64).expect("good"), Value::wdl_only(v.wdl()));
-        }
-        for f in [&wdl, &dtm] {
-            f.check().expect("checks");
-            f.compare(&raw).expect("same values");
-            assert!(f.header().file_len() < raw.header().file_len() / 2);
-        }
-        assert!(wdl.value(values.len() as u64).is_err());
-    }
-
-    /// A flipped byte in any block's data is an error naming the file and the block's
-    /// entries, on probe and on check; a flipped byte in the index is one too.
-    #[test]
-    fn a_damaged_block_is_named_and_never_answers() {
-        let (dir, _, values) = packed_3_3();
-        let path = dir.path().join("standard-3-3.wdl");
-        let good = fs::read(&path).expect("read");
-        let header = open(dir.path(), Kind::Wdl, 1 << 20).header;
-        let data_start = header.data_start() as usize;
-        let mut bad = good.clone();
-        bad[data_start + 5] ^= 0x40;
-        fs::write(&path, &bad).expect("written");
-        let f = open(dir.path(), Kind::Wdl, 1 << 20);
-        let e = f.value(3).expect_err("damaged");
-        assert!(e.to_string().contains("standard-3-3.wdl"), "{e}");
-        assert!(
-            matches!(e.problem, Problem::Checksum { first: 0, last } if last == (1 << 16) - 1),
-            "{e}"
-        );
-        assert!(f.check().is_err());
-        // The other blocks still answer.
-        let last = values.len() as u64 - 1;
-        assert_eq!(
-            f.value(last).expect("good").wdl(),
-            Value(values[last as usize]).wdl()
-        );
-
-        let mut bad = good.clone();
-        bad[HEADER_LEN + 3] ^= 1;
-        fs::write(&path, &bad).expect("written");
-        let f = open(dir.path(), Kind::Wdl, 1 << 20);
-        assert!(matches!(
-            f.value(0).expect_err("damaged").problem,
-            Problem::BlockSums
-        ));
-
-        let mut bad = good;
-        bad[20] ^= 1;
-        fs::write(&path, &bad).expect("written");
-        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Wdl), Arc::default())
-            .expect_err("bad header");
-        assert!(matches!(e.problem, Problem::HeaderChecksum), "{e}");
-    }
-
-    /// The codes in raw form: a `.dtm` file's as the raw file stores them, a `.wdl`
-    /// file's standing for the same results; and a file compared with another file of
-    /// its sector names that file where they differ.
-    #[test]
-    fn raw_codes_and_comparisons_between_compact_files() {
-        let (dir, raw, values) = packed_3_3();
-        let wdl = open(dir.path(), Kind::Wdl, 0);
-        let dtm = open(dir.path(), Kind::Dtm, 0);
-        assert_eq!(dtm.raw_codes().expect("good"), raw.entries().expect("good"));
-        let stand_ins = wdl.raw_codes().expect("good");
-        assert_eq!(stand_ins.len(), values.len());
-        for (&c, &v) in stand_ins.iter().zip(&values) {
-            assert_eq!(decode_byte(c).wdl(), Value(v).wdl());
-        }
-        wdl.compare_with(&dtm).expect("the same results");
-        dtm.compare_with(&wdl).expect("the same results");
-        dtm.compare_with(&dtm).expect("the same values");
-
-        // Packed from values with one win made longer: same counts, another value.
-        let other = tempfile::tempdir().expect("a temporary directory");
-        let three = Sector::new(3, 3).expect("a sector");
-        let mut changed = values.clone();
-        let i = changed.iter().position(|&v| v == 2).expect("a win in 1");
-        changed[i] = 4;
-        write_sector(other.path(), Variant::Standard, three, &changed).expect("written");
-        let path = other.path().join("standard-3-3.tb");
-        let changed_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
-        pack_sector(&changed_raw, other.path(), Kind::Dtm, 3).expect("packed");
-        let changed_dtm = open(other.path(), Kind::Dtm, 0);
-        let e = dtm.compare(&changed_raw).expect_err("differs");
-        assert!(
-            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && *other == path),
-            "{e}"
-        );
-        assert!(e
-            .to_string()
-            .contains(&format!("entry {i} differs from {}", path.display())));
-        let e = changed_dtm.compare_with(&dtm).expect_err("differs");
-        assert!(
-            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && other == dtm.path()),
-            "{e}"
-        );
-        // Results alone agree.
-        wdl.compare_with(&changed_dtm).expect("the same results");
-        // A win made a loss changes the counts: the header differs first.
-        let mut lost = values.clone();
-        lost[i] = 1;
-        write_sector(other.path(), Variant::Standard, three, &lost).expect("written");
-        let lost_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
-        let e = wdl.compare(&lost_raw).expect_err("differs");
-        assert!(matches!(e.problem, Problem::CountsDiffer { .. }), "{e}");
-    }
-
-    /// A file of format version 1 (no raw file's checksum) still reads, with no
-    /// source; a version to come and an unknown codec are refused as such.
-    #[test]
-    fn older_versions_read_and_unknown_ones_are_named() {
-        let (dir, raw, values) = packed_3_3();
-        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let path = dir.path().join("standard-3-3.dtm");
-        let current = open(dir.path(), Kind::Dtm, 0);
-        assert_eq!(current.header().source, Some(raw.header().checksum));
-        let good = fs::read(&path).expect("read");
-        let reseal = |bytes: &mut Vec<u8>| {
-            let sum = xxh3_64(&bytes[0..120]);
-            bytes[120..128].copy_from_slice(&sum.to_le_bytes());
-        };
-        let mut old = good.clone();
-        old[8..12].copy_from_slice(&1u32.to_le_bytes());
-        old[80..88].fill(0);
-        reseal(&mut old);
-        fs::write(&path, &old).expect("written");
-        let f = open(dir.path(), Kind::Dtm, 0);
-        assert_eq!(f.header().source, None);
-        assert_eq!(f.value(7).expect("good"), Value(values[7]));
-        f.check().expect("good");
-        // Version 1 had no source: a byte there is a damaged header.
-        let mut odd = old.clone();
-        odd[81] = 1;
-        reseal(&mut odd);
-        fs::write(&path, &odd).expect("written");
-        let opened = |bytes: &[u8]| {
-            fs::write(&path, bytes).expect("written");
-            CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
-        };
-        assert!(matches!(
-            opened(&odd).expect_err("bad").problem,
-            Problem::Reserved(81)
-        ));
-        let mut newer = good.clone();
-        newer[8..12].copy_from_slice(&3u32.to_le_bytes());
-        reseal(&mut newer);
-        let e = opened(&newer).expect_err("unknown");
-        assert!(matches!(e.problem, Problem::CompactVersion(3)), "{e}");
-        assert!(e.to_string().contains("compact format version 3"), "{e}");
-        let mut codec = good;
-        codec[63] = 9;
-        reseal(&mut codec);
-        let e = opened(&codec).expect_err("unknown");
-        assert!(matches!(e.problem, Problem::Codec(9)), "{e}");
-    }
-
-    #[test]
-    fn a_truncated_file_is_refused_at_open() {
-        let (dir, _, _) = packed_3_3();
-        let path = dir.path().join("standard-3-3.dtm");
-        let len = fs::metadata(&path).expect("there").len();
-        let f = fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .expect("opens");
-        f.set_len(len - 1).expect("truncated");
-        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
-            .expect_err("short");
-        assert!(matches!(e.problem, Problem::Length { .. }), "{e}");
     }
 
     #[test]

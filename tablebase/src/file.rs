@@ -34,10 +34,11 @@
 //!
 //! Versions 1 (movement, one `u16` a value) and 2 (placement, one byte, one checksum
 //! over the payload) were written by earlier versions; they are refused with
-//! [`Problem::OldVersion`], and [`convert_file`] rewrites them in version 3.
+//! [`Problem::OldVersion`], and the builder's `convert` rewrites them in version 3.
 //!
-//! Writing goes to `<name>.tmp`, is synced, then renamed: a file with the final name
-//! is always complete. Opening checks, in order and before mapping or reading the
+//! Files are written by the builder (`morris-builder`), which encodes the header with
+//! [`Header::encode`]: to `<name>.tmp`, synced, then renamed, so that a file with the
+//! final name is always complete. Opening checks, in order and before mapping or reading the
 //! payload: that the name is a regular file (opened without blocking, so a FIFO
 //! cannot hang the program), that it holds at least a header, the header's magic,
 //! checksum, version, encoding, variant and sector against the name, the entry count
@@ -46,18 +47,18 @@
 //! and each block against its checksum before the first value is read from it: no
 //! value is handed out from bytes that were not checked (see [`SectorFile`]).
 
-use crate::generate::SectorStats;
-use crate::index::SectorIndex;
-use crate::mmap::MappedFile;
-use crate::sector::{Sector, SectorId, Value};
+use crate::index::{orbit_count, SectorIndex};
+use crate::sector::{Sector, SectorId};
+use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::Variant;
+use morris_sys::{MappedFile, Mapper};
 use std::fs::{self, File};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 use thiserror::Error;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// Magic bytes at the start of every file.
 pub const MAGIC: [u8; 8] = *b"MORRISTB";
@@ -72,10 +73,11 @@ pub const BLOCK_LOG2: u8 = 12;
 /// Entries of a checksummed block: small enough that checking the block of a single
 /// probe costs well under a microsecond.
 pub const BLOCK: usize = 1 << BLOCK_LOG2;
-/// The version of old movement files (one `u16` a value), converted by [`convert_file`].
-const OLD_MOVEMENT: u32 = 1;
+/// The version of old movement files (one `u16` a value), converted by the builder's
+/// `convert`.
+pub const OLD_MOVEMENT: u32 = 1;
 /// The version of old placement files (one byte, one payload checksum).
-const OLD_PLACEMENT: u32 = 2;
+pub const OLD_PLACEMENT: u32 = 2;
 /// The value encoding of old movement files: one `u16` an entry.
 const ENCODING_DTM16: u8 = 1;
 /// Largest code of a plain value in encoding 2 (DTM 235).
@@ -212,8 +214,13 @@ pub enum Problem {
     #[error("compression codec {0}, which this program does not know")]
     Codec(u8),
     /// A compact file of a format version this code does not know.
-    #[error("compact format version {0}, this program reads versions 1 to {max}", max = crate::compact::VERSION)]
-    CompactVersion(u32),
+    #[error("compact format version {found}, this program reads versions 1 to {newest}")]
+    CompactVersion {
+        /// The version in the header.
+        found: u32,
+        /// The newest version this program reads.
+        newest: u32,
+    },
     /// A value differs from the one another file of the same sector holds.
     #[error("entry {index} differs from {}", other.display())]
     Differs {
@@ -260,7 +267,8 @@ pub struct FileError {
 }
 
 impl FileError {
-    pub(crate) fn new(path: &Path, problem: impl Into<Problem>) -> FileError {
+    /// The error of `path`.
+    pub fn new(path: &Path, problem: impl Into<Problem>) -> FileError {
         FileError {
             path: path.to_path_buf(),
             problem: problem.into(),
@@ -315,7 +323,7 @@ pub struct Header {
 
 impl Header {
     /// Bytes of one entry of the payload.
-    fn entry_width(&self) -> u64 {
+    pub fn entry_width(&self) -> u64 {
         match self.version {
             OLD_MOVEMENT => 2,
             _ => 1,
@@ -331,7 +339,9 @@ impl Header {
         HEADER_LEN as u64 + self.entry_width() * self.entries + sums
     }
 
-    fn encode(&self) -> [u8; HEADER_LEN] {
+    /// The header's bytes, in the current version (whatever `version` says), with
+    /// their checksum.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -431,208 +441,6 @@ impl Header {
     }
 }
 
-/// Write a sector's values (raw [`Value`]s, movement or placement) to `dir` in one
-/// byte an entry, safely (temporary file, sync, rename).
-///
-/// # Errors
-/// A [`FileError`] naming the file: [`Problem::Unencodable`] for a value one byte
-/// cannot hold (nothing is written then), or a failure to write; no file with the
-/// final name is left behind unless it is complete.
-pub fn write_sector(
-    dir: &Path,
-    variant: Variant,
-    sector: impl Into<SectorId>,
-    values: &[u16],
-) -> Result<Header, FileError> {
-    let mut chunks = values.chunks(BLOCK);
-    let mut index = 0u64;
-    let fill = |codes: &mut [u8]| {
-        // `write_blocks` asks for exactly `values.len()` codes, block by block.
-        for (code, &raw) in codes.iter_mut().zip(chunks.next().unwrap_or_default()) {
-            *code = encode_byte(Value(raw)).ok_or(Problem::Unencodable {
-                index,
-                value: Value(raw),
-                encoding: ENCODING_DTM8,
-            })?;
-            index += 1;
-        }
-        Ok(())
-    };
-    let len = values.len() as u64;
-    write_blocks(dir, variant, sector.into(), len, fill, |_| Ok(()))
-}
-
-/// Write a file of `entries` entries under the sector's name; `fill` gives the codes of
-/// each block in turn. The counts of the header are taken from the codes written.
-/// `accept` sees the header before the file gets its final name, and may refuse it.
-fn write_blocks(
-    dir: &Path,
-    variant: Variant,
-    sector: SectorId,
-    entries: u64,
-    mut fill: impl FnMut(&mut [u8]) -> Result<(), Problem>,
-    accept: impl FnOnce(&Header) -> Result<(), Problem>,
-) -> Result<Header, FileError> {
-    let path = dir.join(file_name(variant, sector));
-    let tmp = dir.join(format!("{}.tmp", file_name(variant, sector)));
-    let write = || -> Result<Header, Problem> {
-        // A stale temporary file (or a link planted under its name) is removed, not
-        // written through.
-        match fs::remove_file(&tmp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        let mut out = BufWriter::with_capacity(1 << 20, &file);
-        // The header's checksums are known at the end; it is written last, in place.
-        out.write_all(&[0; HEADER_LEN])?;
-        let mut sums: Vec<u8> = Vec::new();
-        let mut stats = SectorStats::default();
-        let mut block = [0u8; BLOCK];
-        let mut left = entries;
-        while left > 0 {
-            let n = usize::try_from(left.min(BLOCK as u64)).unwrap_or(BLOCK);
-            let codes = &mut block[..n];
-            fill(codes)?;
-            for &c in codes.iter() {
-                stats.add(decode_byte(c));
-            }
-            sums.extend_from_slice(&xxh3_64(codes).to_le_bytes());
-            out.write_all(codes)?;
-            left -= n as u64;
-        }
-        out.write_all(&sums)?;
-        out.flush()?;
-        drop(out);
-        let header = Header {
-            version: VERSION,
-            variant,
-            sector,
-            entries,
-            checksum: xxh3_64(&sums),
-            stats,
-        };
-        accept(&header)?;
-        write_at(&file, &header.encode(), 0)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, &path)?;
-        // Make the rename itself durable.
-        File::open(dir)?.sync_all()?;
-        Ok(header)
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        FileError::new(&path, e)
-    })
-}
-
-/// What [`convert_file`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Converted {
-    /// The file was of the current version already: left as it is.
-    Current,
-    /// Rewritten from an old version.
-    From {
-        /// The old format version.
-        version: u32,
-        /// The old file's length in bytes.
-        old_len: u64,
-    },
-}
-
-/// Rewrite the file of `variant` and `sector` in `dir`, written in an older format
-/// version, in the current one, safely (temporary file, sync, rename over the old
-/// file). The old payload is checked against its checksum and its values against the
-/// counts of its header as it is read; nothing replaces the old file unless both
-/// agree. A file of the current version is left as it is (so a run can be resumed).
-///
-/// # Errors
-/// A [`FileError`] naming the file: a damaged or unreadable old file, or a failure
-/// to write (the old file is then left as it was).
-pub fn convert_file(
-    dir: &Path,
-    variant: Variant,
-    sector: impl Into<SectorId>,
-) -> Result<Converted, FileError> {
-    let sector = sector.into();
-    let (file, old) = read_header(&dir.join(file_name(variant, sector)), variant, sector)?;
-    if old.version == VERSION {
-        return Ok(Converted::Current);
-    }
-    let width = usize::try_from(old.entry_width()).unwrap_or(1);
-    let mut input = BufReader::with_capacity(1 << 20, file);
-    let mut raw = vec![0u8; BLOCK * width];
-    let hash = std::cell::RefCell::new(Xxh3::new());
-    let mut index = 0u64;
-    // A value one byte cannot hold is judged after the payload's checksum: in a
-    // damaged payload it is the damage, reported as such.
-    let unencodable = std::cell::Cell::new(None::<(u64, Value)>);
-    let fill = |codes: &mut [u8]| {
-        let bytes = &mut raw[..codes.len() * width];
-        input.read_exact(bytes)?;
-        hash.borrow_mut().update(bytes);
-        if width == 1 {
-            codes.copy_from_slice(bytes);
-        } else {
-            for (code, pair) in codes.iter_mut().zip(bytes.chunks_exact(2)) {
-                let value = Value(u16::from_le_bytes([pair[0], pair[1]]));
-                *code = encode_byte(value).unwrap_or_else(|| {
-                    if unencodable.get().is_none() {
-                        unencodable.set(Some((index, value)));
-                    }
-                    0
-                });
-                index += 1;
-            }
-        }
-        Ok(())
-    };
-    // Nothing replaces the old file unless it was good.
-    let accept = |new: &Header| {
-        if hash.borrow().digest() != old.checksum {
-            Err(Problem::Checksum {
-                first: 0,
-                last: old.entries.saturating_sub(1),
-            })
-        } else if let Some((index, value)) = unencodable.get() {
-            Err(Problem::Unencodable {
-                index,
-                value,
-                encoding: ENCODING_DTM8,
-            })
-        } else if new.stats != old.stats {
-            Err(Problem::Counts)
-        } else {
-            Ok(())
-        }
-    };
-    write_blocks(dir, variant, sector, old.entries, fill, accept)?;
-    Ok(Converted::From {
-        version: old.version,
-        old_len: old.file_len(),
-    })
-}
-
-/// Write all of `bytes` at `offset` of `file`.
-pub(crate) fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        file.write_all_at(bytes, offset)
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Seek, SeekFrom};
-        let mut f = file;
-        f.seek(SeekFrom::Start(offset))?;
-        f.write_all(bytes)
-    }
-}
-
 /// Where an opened file's payload is read from.
 #[derive(Debug)]
 enum Payload {
@@ -692,7 +500,7 @@ pub struct SectorFile {
 
 /// Open `path` for reading without blocking (a FIFO under a table's name must not hang
 /// the program) and check that it is a regular file.
-pub(crate) fn open_regular(path: &Path) -> Result<File, Problem> {
+fn open_regular(path: &Path) -> Result<File, Problem> {
     // Checked before opening, because opening some special files has effects of its
     // own; checked again on the handle, because the name may have changed meanwhile.
     if !fs::metadata(path)?.is_file() {
@@ -735,7 +543,7 @@ pub(crate) fn check_size(
     len: u64,
 ) -> Result<(), Problem> {
     let (us, them) = sector.board();
-    let expected = crate::index::orbit_count(usize::from(us), usize::from(them));
+    let expected = orbit_count(usize::from(us), usize::from(them));
     if entries != expected {
         return Err(Problem::Entries {
             sector,
@@ -754,7 +562,10 @@ pub(crate) fn check_size(
 
 /// Open the file and check everything but the payload, for any version this code
 /// can read or convert.
-fn read_header(
+///
+/// # Errors
+/// A [`FileError`] naming the file and the first problem found.
+pub fn read_header(
     path: &Path,
     variant: Variant,
     sector: SectorId,
@@ -783,25 +594,20 @@ impl SectorFile {
     }
 
     /// Open the file of `variant` and `sector` at `path` like [`SectorFile::open`], but
-    /// memory-map it instead of reading it: no copy, and pages load on demand.
-    ///
-    /// # Safety
-    /// Nobody may modify or truncate the file while the returned value lives (the
-    /// bytes would change under the reader, or the process be killed by SIGBUS).
-    /// Replacing the file by renaming another over it is fine.
+    /// memory-map it with `mapper` instead of reading it: no copy, and pages load on
+    /// demand.
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
-    // Only passes the mapping contract of `crate::mmap` on to the caller.
-    #[allow(unsafe_code)]
-    pub unsafe fn open_mapped(
+    pub fn open_mapped(
         path: &Path,
         variant: Variant,
         sector: impl Into<SectorId>,
+        mapper: Mapper,
     ) -> Result<SectorFile, FileError> {
         let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
-        // SAFETY: the caller's promise, passed on.
-        let map = unsafe { MappedFile::map(&file, header.file_len()) }
+        let map = mapper
+            .map(&file, header.file_len())
             .map_err(|e| FileError::new(path, e))?;
         Ok(SectorFile::new(path, header, Payload::Mapped(map)))
     }
@@ -994,8 +800,8 @@ impl SectorFile {
         let s = &self.header.stats;
         v.is_well_formed()
             && match (v.wdl(), v.dtm()) {
-                (crate::sector::Wdl::Win, Some(d)) => d <= s.longest_win,
-                (crate::sector::Wdl::Loss, Some(d)) => d <= s.longest_loss,
+                (Wdl::Win, Some(d)) => d <= s.longest_win,
+                (Wdl::Loss, Some(d)) => d <= s.longest_loss,
                 _ => true,
             }
     }
@@ -1040,7 +846,7 @@ fn read_body(file: &File, header: &Header) -> io::Result<Box<[u8]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PlacementSector;
+    use crate::sector::PlacementSector;
 
     #[test]
     fn every_byte_decodes_to_a_value_that_encodes_back() {
@@ -1093,322 +899,6 @@ mod tests {
             "chess-3-4+5-4.tb",
         ] {
             assert_eq!(parse_file_name(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_placement_file_round_trips_and_refuses_what_one_byte_cannot_hold() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let p: PlacementSector = "2-1+1-1".parse().expect("a sector");
-        let n = p.size() as usize;
-        let values: Vec<u16> = (0..n)
-            .map(|i| {
-                [
-                    Value::DRAW,
-                    Value::win(0),
-                    Value::loss(1),
-                    Value::decided(235),
-                ][i % 4]
-                    .0
-            })
-            .collect();
-        let header = write_sector(dir.path(), Variant::Standard, p, &values).expect("written");
-        assert_eq!(
-            (header.stats.longest_win, header.stats.longest_loss),
-            (235, 1)
-        );
-        let path = dir.path().join("standard-2-1+1-1.tb");
-        let len = std::fs::metadata(&path).expect("written").len();
-        assert_eq!(
-            len,
-            HEADER_LEN as u64 + n as u64 + 8 * n.div_ceil(BLOCK) as u64
-        );
-        for file in [
-            SectorFile::open(&path, Variant::Standard, p).expect("opens"),
-            // SAFETY: the test changes no file while it is mapped.
-            #[allow(unsafe_code)]
-            unsafe { SectorFile::open_mapped(&path, Variant::Standard, p) }.expect("opens"),
-        ] {
-            assert_eq!(file.header().sector, SectorId::Placement(p));
-            assert_eq!(file.values().expect("checked"), values);
-            for (i, &raw) in values.iter().enumerate() {
-                assert_eq!(file.value(i as u64).expect("a value"), Value(raw));
-            }
-            assert!(file.value(n as u64).is_err());
-        }
-        // A movement name does not open a placement file, nor the other way round.
-        let moved = dir.path().join("standard-3-3.tb");
-        std::fs::copy(&path, &moved).expect("copied");
-        let err = SectorFile::open(
-            &moved,
-            Variant::Standard,
-            Sector::new(3, 3).expect("a sector"),
-        )
-        .expect_err("refused");
-        assert!(matches!(err.problem, Problem::Sector { .. }), "{err}");
-        let mut bad = values.clone();
-        bad[n - 1] = Value::decided(300).0;
-        std::fs::remove_file(&path).expect("removed");
-        let err = write_sector(dir.path(), Variant::Standard, p, &bad).expect_err("refused");
-        assert!(
-            matches!(err.problem, Problem::Unencodable { index, .. } if index == n as u64 - 1),
-            "{err}"
-        );
-        assert!(!path.exists());
-        assert!(!dir.path().join("standard-2-1+1-1.tb.tmp").exists());
-    }
-
-    /// Every layer of the opening refuses a damaged placement file, naming it.
-    #[test]
-    fn each_damage_to_a_placement_file_is_refused() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let p: PlacementSector = "2-2+2-1".parse().expect("a sector");
-        let values: Vec<u16> = (0..p.size()).map(|i| (i % 3) as u16).collect();
-        write_sector(dir.path(), Variant::NoFlying, p, &values).expect("written");
-        let path = dir.path().join(file_name(Variant::NoFlying, p));
-        let good = std::fs::read(&path).expect("read");
-        // Patch header bytes, then make the header checksum match again so that the
-        // check after it is the one that fires.
-        let resum = |b: &mut Vec<u8>| {
-            let sum = xxh3_64(&b[0..64]);
-            b[64..72].copy_from_slice(&sum.to_le_bytes());
-        };
-        type Damage = Box<dyn Fn(&mut Vec<u8>)>;
-        type Case = (&'static str, Damage, fn(&Problem) -> bool);
-        let cases: Vec<Case> = vec![
-            ("short", Box::new(|b| b.truncate(100)), |p| {
-                matches!(p, Problem::Truncated(100))
-            }),
-            ("magic", Box::new(|b| b[0] ^= 1), |p| {
-                matches!(p, Problem::Magic)
-            }),
-            ("header sum", Box::new(|b| b[61] ^= 1), |p| {
-                matches!(p, Problem::HeaderChecksum)
-            }),
-            ("reserved", Box::new(|b| b[100] = 1), |p| {
-                matches!(p, Problem::Reserved(100))
-            }),
-            (
-                "version",
-                Box::new(move |b| {
-                    b[8] = 4;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Version(4)),
-            ),
-            (
-                "old version",
-                Box::new(move |b| {
-                    b[8] = 1;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Encoding(2)),
-            ),
-            (
-                "encoding",
-                Box::new(move |b| {
-                    b[15] = 1;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Encoding(1)),
-            ),
-            (
-                "variant",
-                Box::new(move |b| {
-                    b[12] = 0;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Variant { .. }),
-            ),
-            (
-                "board",
-                Box::new(move |b| {
-                    b[13] = 3;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Sector { .. }),
-            ),
-            (
-                "hand",
-                Box::new(move |b| {
-                    b[60] = 3;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Sector { .. }),
-            ),
-            (
-                "entries",
-                Box::new(move |b| {
-                    b[16] ^= 1;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::Entries { .. }),
-            ),
-            ("padded", Box::new(|b| b.push(0)), |p| {
-                matches!(p, Problem::Length { .. })
-            }),
-            (
-                "cut",
-                Box::new(|b| {
-                    b.pop();
-                }),
-                |p| matches!(p, Problem::Length { .. }),
-            ),
-            (
-                "block size",
-                Box::new(move |b| {
-                    b[62] = 11;
-                    resum(b)
-                }),
-                |p| matches!(p, Problem::BlockSize(11)),
-            ),
-            ("payload", Box::new(|b| b[HEADER_LEN + 7] ^= 0x40), |p| {
-                matches!(p, Problem::Checksum { first: 0, .. })
-            }),
-            (
-                "block sums",
-                Box::new(|b| *b.last_mut().expect("bytes") ^= 1),
-                |p| matches!(p, Problem::BlockSums),
-            ),
-        ];
-        for (name, damage, expected) in cases {
-            let mut bytes = good.clone();
-            damage(&mut bytes);
-            std::fs::write(&path, &bytes).expect("written");
-            let err = SectorFile::open(&path, Variant::NoFlying, p)
-                .and_then(|f| f.check_payload())
-                .expect_err(name);
-            assert!(expected(&err.problem), "{name}: {err}");
-            assert!(err.to_string().contains("no-flying-2-2+2-1.tb"), "{err}");
-        }
-        std::fs::remove_file(&path).expect("removed");
-        std::fs::create_dir(&path).expect("a directory");
-        let err = SectorFile::open(&path, Variant::NoFlying, p).expect_err("a directory");
-        assert!(matches!(err.problem, Problem::NotRegular), "{err}");
-    }
-
-    /// A file of an older version, written as earlier versions of morris did: version
-    /// 1 (movement, one `u16` a value) or 2 (placement, one byte a value), one xxh3
-    /// over the payload.
-    fn write_old(dir: &Path, variant: Variant, sector: SectorId, values: &[u16]) -> PathBuf {
-        let (version, encoding, payload): (u32, u8, Vec<u8>) = match sector {
-            SectorId::Movement(_) => (1, 1, values.iter().flat_map(|v| v.to_le_bytes()).collect()),
-            SectorId::Placement(_) => {
-                let codes = values.iter().map(|&v| encode_byte(Value(v)).expect("fits"));
-                (2, 2, codes.collect())
-            }
-        };
-        let stats = SectorStats::of(values);
-        let mut h = Header {
-            version,
-            variant,
-            sector,
-            entries: values.len() as u64,
-            checksum: xxh3_64(&payload),
-            stats,
-        }
-        .encode();
-        h[8..12].copy_from_slice(&version.to_le_bytes());
-        (h[15], h[62]) = (encoding, 0);
-        let sum = xxh3_64(&h[0..64]);
-        h[64..72].copy_from_slice(&sum.to_le_bytes());
-        let path = dir.join(file_name(variant, sector));
-        std::fs::write(&path, [&h[..], &payload].concat()).expect("written");
-        path
-    }
-
-    /// Values of every kind, several blocks' worth.
-    fn sample(n: u64) -> Vec<u16> {
-        let kinds = [
-            Value::DRAW,
-            Value::win(1),
-            Value::loss(2),
-            Value::win(203),
-            Value::win(0),
-        ];
-        (0..n).map(|i| kinds[(i * 7 % 5) as usize].0).collect()
-    }
-
-    #[test]
-    fn old_files_are_refused_by_name_and_converted_exactly() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let m = SectorId::Movement(Sector::new(4, 3).expect("a sector"));
-        let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
-        for sector in [m, p] {
-            let (us, them) = sector.board();
-            let n = crate::index::orbit_count(usize::from(us), usize::from(them));
-            assert!(n > 3 * BLOCK as u64, "{sector}: {n}");
-            let mut values = sample(n);
-            if matches!(sector, SectorId::Movement(_)) {
-                // Movement files hold no inverted values.
-                values.iter_mut().for_each(|v| *v &= 0x7FFF);
-            }
-            let path = write_old(dir.path(), Variant::Standard, sector, &values);
-            let err = SectorFile::open(&path, Variant::Standard, sector).expect_err("old");
-            assert!(matches!(err.problem, Problem::OldVersion(_)), "{err}");
-            assert!(!err.problem.is_bad_file());
-            assert!(err.to_string().contains("morris convert"), "{err}");
-            let from = convert_file(dir.path(), Variant::Standard, sector).expect("converted");
-            assert!(
-                matches!(from, Converted::From { version: 1 | 2, .. }),
-                "{from:?}"
-            );
-            let file = SectorFile::open(&path, Variant::Standard, sector).expect("current");
-            assert_eq!(file.values().expect("good"), values, "{sector}");
-            assert_eq!(file.header().stats, SectorStats::of(&values));
-            assert_eq!(
-                convert_file(dir.path(), Variant::Standard, sector).expect("current"),
-                Converted::Current
-            );
-        }
-        // A damaged old file is refused whole and kept as it was; nothing is left over.
-        let values = sample(crate::index::orbit_count(3, 3));
-        let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
-        let path = write_old(dir.path(), Variant::NoFlying, p, &values);
-        let mut bytes = std::fs::read(&path).expect("read");
-        bytes[HEADER_LEN + 5000] ^= 1;
-        std::fs::write(&path, &bytes).expect("written");
-        let err = convert_file(dir.path(), Variant::NoFlying, p).expect_err("damaged");
-        assert!(matches!(err.problem, Problem::Checksum { .. }), "{err}");
-        assert_eq!(std::fs::read(&path).expect("kept"), bytes);
-        assert!(!dir.path().join("no-flying-3-3+3-3.tb.tmp").exists());
-    }
-
-    #[test]
-    fn a_damaged_block_fails_only_the_reads_it_holds() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let sector = Sector::new(4, 3).expect("a sector");
-        let n = crate::index::orbit_count(4, 3);
-        let values: Vec<u16> = sample(n).iter().map(|v| v & 0x7FFF).collect();
-        write_sector(dir.path(), Variant::Standard, sector, &values).expect("written");
-        let path = dir.path().join("standard-4-3.tb");
-        let mut bytes = std::fs::read(&path).expect("read");
-        let damaged = 2 * BLOCK + 17;
-        bytes[HEADER_LEN + damaged] ^= 0x10;
-        std::fs::write(&path, &bytes).expect("written");
-        for file in [
-            SectorFile::open(&path, Variant::Standard, sector).expect("opens"),
-            // SAFETY: the test changes no file while it is mapped.
-            #[allow(unsafe_code)]
-            unsafe { SectorFile::open_mapped(&path, Variant::Standard, sector) }.expect("opens"),
-        ] {
-            for i in [0, BLOCK - 1, BLOCK, 3 * BLOCK, n as usize - 1] {
-                assert_eq!(
-                    file.value(i as u64).expect("a good block"),
-                    Value(values[i])
-                );
-            }
-            for i in [2 * BLOCK, damaged, 3 * BLOCK - 1] {
-                let err = file.value(i as u64).expect_err("the damaged block");
-                assert!(
-                    matches!(err.problem, Problem::Checksum { first, last }
-                        if first == 2 * BLOCK as u64 && last == 3 * BLOCK as u64 - 1),
-                    "{err}"
-                );
-                assert!(err.to_string().contains("standard-4-3.tb"), "{err}");
-            }
-            assert!(file.entries().is_err());
-            assert!(file.check_payload().is_err());
         }
     }
 }

@@ -1,49 +1,53 @@
-//! Tablebases of Nine Men's Morris: every position with both hands empty and three to
-//! nine pieces a side, and the positions with pieces in hand (placement sectors), for
-//! the Standard and the No-flying game, with its exact value and distance to the end
-//! of the game (DTM).
+//! Reading the tablebases of Nine Men's Morris: every position with both hands empty
+//! and three to nine pieces a side, and the positions with pieces in hand (placement
+//! sectors), for the Standard and the No-flying game, with its exact value and
+//! distance to the end of the game (DTM).
 //!
+//! - [`sector`]: the sets of positions a file holds, movement and placement.
+//! - [`value`]: stored values and their counts.
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
-//! - [`generate`]: parallel retrograde analysis of a pair of sectors.
-//! - [`placement`]: the sectors with pieces in hand, solved in one pass from their
-//!   successors.
-//! - [`mod@file`]: the self-checking file format, safe writing, layered opening.
-//! - [`compact`]: compressed win/draw/loss and DTM files, for download.
-//! - [`mod@tablebase`]: a directory of files, memory-mapped, for probing.
-//! - [`verify`]: an independent recomputation of stored values.
+//! - [`mod@file`]: the self-checking raw format, its header, layered opening.
+//! - [`compact`]: compressed win/draw/loss and DTM files, read in place.
+//! - [`mod@tablebase`]: a directory of files behind one [`Tablebase::open`] and one
+//!   [`Tablebase::probe`].
+//!
+//! Building the files (generation, the placement pass, verification, packing) is the
+//! job of the crate `morris-builder`, which depends on this one; the mappings live in
+//! `morris-sys`, so this crate has no `unsafe`.
 //!
 //! ```
-//! use morris_tablebase::{solve_pair, Sector, SectorStats, Silent};
-//! use morris_engine::Variant;
+//! use morris_engine::{notation, Variant};
+//! use morris_tablebase::tablebase::OpenOptions;
+//! use morris_tablebase::{PlacementSector, SectorIndex, Tablebase};
 //!
-//! let sector = Sector::new(3, 3).unwrap();
-//! let solved = solve_pair(Variant::Standard, sector, &|_| None, &Silent).unwrap();
-//! let stats = SectorStats::of(&solved[0].1);
-//! assert_eq!((stats.wins, stats.draws, stats.losses), (140_621, 269, 28_736));
-//! assert_eq!(stats.longest_loss, 26);
+//! // Positions are numbered up to the 16 symmetries of the board.
+//! assert_eq!(SectorIndex::get(3, 3).size(), 169_626);
+//! let start: PlacementSector = "0-0+9-9".parse().unwrap();
+//! assert_eq!(start.size(), 1);
+//!
+//! // A directory without files covers nothing; a probe says so, and never guesses.
+//! let tb = Tablebase::open(std::path::Path::new("no-such-dir"), OpenOptions::default())?;
+//! let pos = notation::parse_position("WB./W../.../.....W/.../.../BB. w 0 0", Variant::Standard)?;
+//! assert_eq!(Tablebase::sector_id_of(&pos).unwrap().to_string(), "3-3");
+//! assert_eq!(tb.probe(&pos)?, None);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod combin;
 pub mod compact;
-pub mod driver;
 pub mod file;
-pub mod generate;
 pub mod index;
-mod mmap;
-pub mod placement;
 pub mod sector;
 mod sets;
 pub mod tablebase;
-pub mod verify;
+pub mod value;
 
-pub use driver::{generate_game_into, generate_into, Reporter, SectorReport};
 pub use file::{FileError, SectorFile};
-pub use generate::{solve_pair, GenerateError, Observer, SectorStats, Silent};
 pub use index::SectorIndex;
-pub use mmap::{prefetch, AtomicWord, AtomicWords};
-pub use placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
-pub use sector::{Sector, Value, Wdl};
-pub use tablebase::Tablebase;
+pub use morris_sys::Mapper;
+pub use sector::{PlacementSector, Sector, SectorId, SuccessorSector};
+pub use tablebase::{OpenOptions, Probe, Tablebase};
+pub use value::{SectorStats, Value, Wdl};

@@ -1,11 +1,27 @@
-//! Sectors, stored values and the order of generation.
+//! Sectors: the sets of positions a table file holds, and the order of generation.
 //!
 //! A [`Sector`] holds the positions with both hands empty in which the side to move
 //! has `us` pieces and its opponent `them`, each from 3 to 9. A move without a capture
 //! leads from `(us, them)` to `(them, us)`, so those two are solved together (a
 //! *pair*); a capture leads to `(them - 1, us)`, which has fewer pieces and is solved
 //! earlier, or, with `them = 3`, ends the game.
+//!
+//! A [`PlacementSector`] holds the positions in which the side to move has `us` pieces
+//! on the board and `us_hand` in hand, its opponent `them` and `them_hand`, for the
+//! hands a game produces: the side to move has a piece to place, and as many in hand
+//! as its opponent (White to move) or one more (Black to move). Board counts run from
+//! 0 to 9, board plus hand is at most 9 a side. Colours are normalised to the side to
+//! move, as in movement sectors: a position is a pair of disjoint point sets `(u, t)`,
+//! numbered by the movement index of `(us, them)` ([`crate::index::SectorIndex`]); the hands are
+//! part of the sector, not of the index. Every turn of the placing phase takes a piece
+//! from a hand, so the placement sectors form a DAG: [`PlacementSector::all`] lists
+//! them fewest pieces in hand first, each after the sectors its placements reach
+//! ([`PlacementSector::successors`]).
+//!
+//! [`SectorId`] names either kind: what a table file holds.
 
+use crate::index::orbit_count;
+use morris_engine::{Bitboard, Color, Position, Setup, PIECES_PER_PLAYER};
 use std::fmt;
 
 /// Fewest pieces a side has in a sector (two means the game is over).
@@ -112,7 +128,7 @@ pub enum SectorId {
     /// Both hands empty.
     Movement(Sector),
     /// Pieces in hand.
-    Placement(crate::placement::PlacementSector),
+    Placement(PlacementSector),
 }
 
 impl SectorId {
@@ -131,8 +147,8 @@ impl From<Sector> for SectorId {
     }
 }
 
-impl From<crate::placement::PlacementSector> for SectorId {
-    fn from(p: crate::placement::PlacementSector) -> SectorId {
+impl From<PlacementSector> for SectorId {
+    fn from(p: PlacementSector) -> SectorId {
         SectorId::Placement(p)
     }
 }
@@ -160,151 +176,203 @@ impl fmt::Display for SectorId {
     }
 }
 
-pub use morris_engine::Wdl;
+/// The positions with these counts on the board and in hand, colours normalised to
+/// the side to move (see the module documentation for which counts are valid).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct PlacementSector {
+    /// Pieces of the side to move on the board.
+    pub us: u8,
+    /// Pieces of the opponent on the board.
+    pub them: u8,
+    /// Pieces of the side to move in hand (at least one).
+    pub us_hand: u8,
+    /// Pieces of the opponent in hand: `us_hand` or `us_hand - 1`.
+    pub them_hand: u8,
+}
 
-/// A stored value for the side to move.
-///
-/// Encoding: `0` is a draw; `n` with `1 <= n <= 0x7FFF` is a decided position with DTM
-/// `n - 1`, won exactly when the DTM is odd (the side to move makes the last move);
-/// `0x8000 | n` is a decided position with DTM `n - 1` whose result is the *opposite*
-/// of what that parity says (an *inverted* value).
-///
-/// Inverted values arise only in the placing phase, where rule 1 of RULES.md can make
-/// the mover lose by its own move: a side that places its last piece while holding
-/// fewer than three loses, so "loss in 1" is possible, and a position whose opponent
-/// has just lost that way is "win in 0". Movement positions never need them, so every
-/// movement value is below `0x8000`. `0x8000` itself (inverted, no distance) is no
-/// value: [`Value::is_well_formed`] rejects it, and it reads as a draw.
-///
-/// Two raw values stand for a decided position whose distance is not known (read from
-/// a compact win/draw/loss table without its DTM table, see [`crate::compact`]):
-/// `0x7FFF` a loss and `0xFFFF` a win ([`Value::wdl_only`]); their [`Value::dtm`] is
-/// `None`, and no file of one byte a value can hold them.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct Value(pub u16);
+/// Where the positions after one turn of a placement sector lie.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SuccessorSector {
+    /// Pieces remain in hand.
+    Placement(PlacementSector),
+    /// Both hands are empty.
+    Movement(Sector),
+}
 
-/// The bit that marks a decided value whose result is the opposite of its DTM parity.
-const INVERTED: u16 = 0x8000;
-
-impl Value {
-    /// A draw.
-    pub const DRAW: Value = Value(0);
-
-    /// The longest distance the encoding holds.
-    pub const MAX_DTM: u16 = 0x7FFD;
-
-    /// A loss whose distance is not known.
-    pub const LOSS_UNKNOWN: Value = Value(0x7FFF);
-
-    /// A win whose distance is not known.
-    pub const WIN_UNKNOWN: Value = Value(0xFFFF);
-
-    /// The value of a result without its distance: a draw, or a decided position
-    /// whose [`Value::dtm`] is `None`.
-    pub fn wdl_only(wdl: Wdl) -> Value {
-        match wdl {
-            Wdl::Win => Value::WIN_UNKNOWN,
-            Wdl::Draw => Value::DRAW,
-            Wdl::Loss => Value::LOSS_UNKNOWN,
+impl From<SuccessorSector> for SectorId {
+    fn from(s: SuccessorSector) -> SectorId {
+        match s {
+            SuccessorSector::Placement(p) => SectorId::Placement(p),
+            SuccessorSector::Movement(m) => SectorId::Movement(m),
         }
-    }
-
-    /// Whether this is a decided value whose distance is not known.
-    pub fn is_distance_unknown(self) -> bool {
-        self == Value::WIN_UNKNOWN || self == Value::LOSS_UNKNOWN
-    }
-
-    /// A decided position with this distance to the end of the game, won exactly when
-    /// the distance is odd (always the case in the movement phase).
-    ///
-    /// # Panics
-    /// If `dtm` exceeds [`Value::MAX_DTM`] (no room in the encoding).
-    pub fn decided(dtm: u16) -> Value {
-        assert!(dtm <= Value::MAX_DTM, "DTM beyond the encoding");
-        Value(dtm + 1)
-    }
-
-    /// A win for the side to move in `dtm` plies (inverted when `dtm` is even).
-    ///
-    /// # Panics
-    /// If `dtm` exceeds [`Value::MAX_DTM`].
-    pub fn win(dtm: u16) -> Value {
-        Value::with_result(dtm, true)
-    }
-
-    /// A loss for the side to move in `dtm` plies (inverted when `dtm` is odd).
-    ///
-    /// # Panics
-    /// If `dtm` exceeds [`Value::MAX_DTM`].
-    pub fn loss(dtm: u16) -> Value {
-        Value::with_result(dtm, false)
-    }
-
-    /// The value of a finished game for the side to move of `pos`: won, lost or
-    /// drawn now, DTM 0.
-    pub fn finished(pos: &morris_engine::Position, end: morris_engine::GameEnd) -> Value {
-        match end.value_for(pos.side_to_move()) {
-            Wdl::Win => Value::win(0),
-            Wdl::Loss => Value::loss(0),
-            Wdl::Draw => Value::DRAW,
-        }
-    }
-
-    fn with_result(dtm: u16, win: bool) -> Value {
-        let plain = Value::decided(dtm);
-        if (dtm % 2 == 1) == win {
-            plain
-        } else {
-            Value(INVERTED | plain.0)
-        }
-    }
-
-    /// Whether the result is the opposite of what the DTM's parity says.
-    pub fn is_inverted(self) -> bool {
-        self.0 & INVERTED != 0 && self.stored_dtm().is_some()
-    }
-
-    /// Whether the raw value is one the encoding defines (every value but `0x8000`).
-    pub fn is_well_formed(self) -> bool {
-        self.0 != INVERTED
-    }
-
-    /// Win, draw or loss for the side to move.
-    pub fn wdl(self) -> Wdl {
-        // The two values of unknown distance hold the parity of distance 0x7FFE.
-        match self.stored_dtm() {
-            None => Wdl::Draw,
-            Some(d) if (d % 2 == 1) != self.is_inverted() => Wdl::Win,
-            Some(_) => Wdl::Loss,
-        }
-    }
-
-    /// Plies to the end of the game under optimal play, `None` for a draw.
-    pub fn dtm(self) -> Option<u16> {
-        self.stored_dtm().filter(|&d| d <= Value::MAX_DTM)
-    }
-
-    /// The distance field of the encoding, the unknown distance included.
-    fn stored_dtm(self) -> Option<u16> {
-        (self.0 & !INVERTED).checked_sub(1)
     }
 }
 
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.wdl(), self.dtm()) {
-            (Wdl::Draw, _) => f.write_str("draw"),
-            (Wdl::Win, Some(d)) => write!(f, "win in {d}"),
-            (Wdl::Loss, Some(d)) => write!(f, "loss in {d}"),
-            (Wdl::Win, None) => f.write_str("win"),
-            (Wdl::Loss, None) => f.write_str("loss"),
+impl SuccessorSector {
+    /// Board counts `(us, them)`: the sector of the index that numbers its positions.
+    pub fn board(self) -> (usize, usize) {
+        match self {
+            SuccessorSector::Placement(p) => (usize::from(p.us), usize::from(p.them)),
+            SuccessorSector::Movement(s) => (usize::from(s.us), usize::from(s.them)),
         }
+    }
+}
+
+impl fmt::Display for SuccessorSector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuccessorSector::Placement(p) => p.fmt(f),
+            SuccessorSector::Movement(s) => s.fmt(f),
+        }
+    }
+}
+
+impl PlacementSector {
+    /// The sector, if the counts are ones a game produces (see the module docs).
+    pub fn new(us: u8, them: u8, us_hand: u8, them_hand: u8) -> Option<PlacementSector> {
+        let fits = |board: u8, hand: u8| u16::from(board) + u16::from(hand) <= 9;
+        let hands = us_hand >= 1 && (them_hand == us_hand || them_hand + 1 == us_hand);
+        (hands && fits(us, us_hand) && fits(them, them_hand)).then_some(PlacementSector {
+            us,
+            them,
+            us_hand,
+            them_hand,
+        })
+    }
+
+    /// The sector of a position, if it has pieces in hand in a way a game produces.
+    pub fn of(pos: &Position) -> Option<PlacementSector> {
+        let (side, other) = (pos.side_to_move(), pos.side_to_move().opponent());
+        let count = |c: Color| u8::try_from(pos.pieces(c).count()).ok();
+        PlacementSector::new(count(side)?, count(other)?, pos.hand(side), pos.hand(other))
+    }
+
+    /// Whether the side to move is White in a game (both hands equal).
+    pub fn white_to_move(self) -> bool {
+        self.us_hand == self.them_hand
+    }
+
+    /// The setup of board `(us, them)` of this sector in the colours a game gives it:
+    /// White moves when the hands are equal, Black when it holds one more.
+    pub fn game_setup(self, us: Bitboard, them: Bitboard) -> Setup {
+        if self.white_to_move() {
+            Setup {
+                pieces: [us, them],
+                hand: [self.us_hand, self.them_hand],
+                side_to_move: Color::White,
+            }
+        } else {
+            Setup {
+                pieces: [them, us],
+                hand: [self.them_hand, self.us_hand],
+                side_to_move: Color::Black,
+            }
+        }
+    }
+
+    /// Number of positions up to symmetry (entries of its table).
+    pub fn size(self) -> u64 {
+        orbit_count(usize::from(self.us), usize::from(self.them))
+    }
+
+    /// Pieces on the board and in hand of the side to move and of its opponent.
+    pub fn material(self) -> (u8, u8) {
+        (self.us + self.us_hand, self.them + self.them_hand)
+    }
+
+    /// The sector a placement leads to, with a capture or without; `None` when every
+    /// such position has ended the game by rule 1 (a side with an empty hand and at
+    /// most two pieces), or when the capture cannot happen (no opponent piece on the
+    /// board, or fewer than three of ours after the placement).
+    pub fn after_placement(self, capture: bool) -> Option<SuccessorSector> {
+        let captured = u8::from(capture);
+        if capture && (self.them == 0 || self.us + 1 < 3) {
+            return None;
+        }
+        // The opponent moves next: its counts come first.
+        let (us, them) = (self.them - captured, self.us + 1);
+        let (us_hand, them_hand) = (self.them_hand, self.us_hand - 1);
+        let reduced = |board: u8, hand: u8| hand == 0 && board <= 2;
+        if reduced(us, us_hand) || reduced(them, them_hand) {
+            return None;
+        }
+        if us_hand == 0 && them_hand == 0 {
+            Sector::new(us, them).map(SuccessorSector::Movement)
+        } else {
+            PlacementSector::new(us, them, us_hand, them_hand).map(SuccessorSector::Placement)
+        }
+    }
+
+    /// The sectors whose values this one is solved from (at most two: a placement
+    /// without capture and one with).
+    pub fn successors(self) -> Vec<SuccessorSector> {
+        [false, true]
+            .into_iter()
+            .filter_map(|capture| self.after_placement(capture))
+            .collect()
+    }
+
+    /// Every sector of a game with `max_pieces` pieces a side (at most 9; more counts
+    /// as 9), fewest pieces in hand first, so that each sector's successors come
+    /// before it. Includes the sectors in which a side holds fewer than three pieces
+    /// on the board and in hand: it loses only when its hand is empty.
+    pub fn all(max_pieces: u8) -> Vec<PlacementSector> {
+        let n = max_pieces.min(PIECES_PER_PLAYER);
+        let mut out = Vec::new();
+        for in_hand in 1..=2 * n {
+            let us_hand = in_hand.div_ceil(2);
+            let them_hand = in_hand / 2;
+            for us in 0..=n.saturating_sub(us_hand) {
+                for them in 0..=n.saturating_sub(them_hand) {
+                    out.extend(PlacementSector::new(us, them, us_hand, them_hand));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for PlacementSector {
+    /// Board counts, then hands, side to move first: `3-4+5-4` is three pieces on the
+    /// board and five in hand against four and four.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}-{}+{}-{}",
+            self.us, self.them, self.us_hand, self.them_hand
+        )
+    }
+}
+
+impl std::str::FromStr for PlacementSector {
+    type Err = String;
+
+    /// Parse `US-THEM+USHAND-THEMHAND`, like `3-4+5-4`.
+    fn from_str(s: &str) -> Result<PlacementSector, String> {
+        let bad = || {
+            format!(
+                "placement sector '{s}' is not US-THEM+USHAND-THEMHAND (board counts, then \
+                 hands, like 3-4+5-4) with the side to move holding a piece to place and as \
+                 many as its opponent or one more, and at most 9 a side"
+            )
+        };
+        let pair = |text: &str| -> Result<(u8, u8), String> {
+            let (a, b) = text.split_once('-').ok_or_else(bad)?;
+            Ok((
+                a.trim().parse().map_err(|_| bad())?,
+                b.trim().parse().map_err(|_| bad())?,
+            ))
+        };
+        let (board, hands) = s.split_once('+').ok_or_else(bad)?;
+        let ((us, them), (us_hand, them_hand)) = (pair(board)?, pair(hands)?);
+        PlacementSector::new(us, them, us_hand, them_hand).ok_or_else(bad)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use morris_engine::Variant;
 
     #[test]
     fn generation_order_respects_captures_and_pairs() {
@@ -322,63 +390,113 @@ mod tests {
     }
 
     #[test]
-    fn values_encode_parity() {
-        assert_eq!(Value::decided(0).wdl(), Wdl::Loss);
-        assert_eq!(Value::decided(1).wdl(), Wdl::Win);
-        assert_eq!(Value::DRAW.wdl(), Wdl::Draw);
-        assert_eq!(Value::decided(26).dtm(), Some(26));
+    fn movement_sectors_parse_and_print() {
         assert_eq!("8-9".parse::<Sector>(), Ok(Sector { us: 8, them: 9 }));
+        assert_eq!(Sector { us: 8, them: 9 }.to_string(), "8-9");
         assert!("2-9".parse::<Sector>().is_err());
     }
 
+    fn sector(text: &str) -> PlacementSector {
+        text.parse().expect("a placement sector")
+    }
+
+    /// Full-game counts: with at least three pieces a side on the board and in hand,
+    /// 497 sectors; the published 449 (17,856,741,338 positions) leave out the 48 in
+    /// which the opponent of the side to move has no piece on the board, except the
+    /// start of the game (22,481 positions, most of them unreachable). With the
+    /// sectors of a side holding fewer than three, 615.
     #[test]
-    fn inverted_values_flip_the_result_of_parity() {
-        // Every result with every distance round-trips through the constructors, and
-        // only the results that parity cannot express set the bit.
-        for dtm in [0, 1, 2, 3, 26, 27, Value::MAX_DTM - 1, Value::MAX_DTM] {
-            let (win, loss) = (Value::win(dtm), Value::loss(dtm));
-            assert_eq!((win.wdl(), win.dtm()), (Wdl::Win, Some(dtm)));
-            assert_eq!((loss.wdl(), loss.dtm()), (Wdl::Loss, Some(dtm)));
-            assert_eq!(win.is_inverted(), dtm % 2 == 0);
-            assert_eq!(loss.is_inverted(), dtm % 2 == 1);
-            let plain = if dtm % 2 == 1 { win } else { loss };
-            assert_eq!(plain, Value::decided(dtm));
-            assert!(plain.0 < 0x8000);
-            assert!(win.is_well_formed() && loss.is_well_formed());
+    fn the_full_game_has_the_published_counts() {
+        let all = PlacementSector::all(9);
+        let size = |s: &[PlacementSector]| s.iter().map(|s| s.size()).sum::<u64>();
+        assert_eq!(all.len(), 615);
+        assert_eq!(size(&all), 17_874_891_168);
+        let three: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|s| s.material().0 >= 3 && s.material().1 >= 3)
+            .collect();
+        assert_eq!(three.len(), 497);
+        assert_eq!(size(&three), 17_856_763_819);
+        let start = sector("0-0+9-9");
+        let (left_out, published): (Vec<_>, Vec<_>) =
+            three.iter().partition(|&&s| s.them == 0 && s != start);
+        assert_eq!((left_out.len(), size(&left_out)), (48, 22_481));
+        assert_eq!((published.len(), size(&published)), (449, 17_856_741_338));
+    }
+
+    #[test]
+    fn successors_come_first_and_stay_in_the_game() {
+        for max in 0..=9 {
+            let all = PlacementSector::all(max);
+            for (i, s) in all.iter().enumerate() {
+                assert!(s.material().0 <= max && s.material().1 <= max);
+                for next in s.successors() {
+                    match next {
+                        SuccessorSector::Placement(p) => {
+                            let j = all.iter().position(|t| *t == p);
+                            assert!(j.is_some_and(|j| j < i), "{s} needs {p}");
+                        }
+                        SuccessorSector::Movement(m) => {
+                            assert!(m.us <= max && m.them <= max, "{s} needs {m}");
+                            assert_eq!(s.us_hand + s.them_hand, 1);
+                        }
+                    }
+                }
+            }
         }
-        assert_eq!(Value::win(0), Value(0x8001));
-        assert_eq!(Value::loss(1), Value(0x8002));
-        assert_eq!(Value::win(0).to_string(), "win in 0");
-        assert_eq!(Value::loss(1).to_string(), "loss in 1");
-        assert_eq!(Value::win(2).to_string(), "win in 2");
-        assert_eq!(Value::decided(4).to_string(), "loss in 4");
-        // The one raw value with the bit and no distance is no value.
-        assert!(!Value(0x8000).is_well_formed());
+        assert!(PlacementSector::all(0).is_empty());
+        assert_eq!(PlacementSector::all(1).len(), 3);
+        assert_eq!(PlacementSector::all(12), PlacementSector::all(9));
+    }
+
+    #[test]
+    fn successor_sectors_follow_the_counts() {
+        use SuccessorSector::{Movement, Placement};
+        // White to move: Black moves next with one piece more in hand.
         assert_eq!(
-            (Value(0x8000).wdl(), Value(0x8000).dtm()),
-            (Wdl::Draw, None)
+            sector("3-4+5-5").successors(),
+            vec![Placement(sector("4-4+5-4")), Placement(sector("3-4+5-4"))]
         );
-        assert!(!Value(0x8000).is_inverted());
+        // Black's last placement leads to the movement phase.
+        assert_eq!(
+            sector("4-5+1-0").successors(),
+            vec![
+                Movement(Sector::new(5, 5).expect("a sector")),
+                Movement(Sector::new(4, 5).expect("a sector"))
+            ]
+        );
+        // A capture that leaves White two pieces with an empty hand ends the game.
+        assert_eq!(
+            sector("4-3+1-0").successors(),
+            vec![Movement(Sector::new(3, 5).expect("a sector"))]
+        );
+        // Two pieces can close no mill; placing the last of them loses at once.
+        assert_eq!(sector("1-3+1-1").successors(), vec![]);
+        assert_eq!(sector("1-0+3-3").after_placement(true), None);
     }
 
     #[test]
-    fn values_without_distance_keep_their_result() {
-        for wdl in [Wdl::Win, Wdl::Draw, Wdl::Loss] {
-            let v = Value::wdl_only(wdl);
-            assert_eq!((v.wdl(), v.dtm()), (wdl, None));
-            assert!(v.is_well_formed());
-            assert_eq!(v.is_distance_unknown(), wdl != Wdl::Draw);
+    fn sectors_parse_and_print() {
+        let s = sector("3-4+5-4");
+        assert_eq!((s.us, s.them, s.us_hand, s.them_hand), (3, 4, 5, 4));
+        assert_eq!(s.to_string(), "3-4+5-4");
+        assert!(!s.white_to_move());
+        for bad in [
+            "3-4",
+            "3-4+4-5",
+            "3-4+0-0",
+            "5-4+5-4",
+            "3-4+5-3",
+            "x-4+5-4",
+            "3-4+5-4-1",
+            "",
+        ] {
+            assert!(bad.parse::<PlacementSector>().is_err(), "{bad}");
         }
-        assert_eq!(Value::WIN_UNKNOWN.to_string(), "win");
-        assert_eq!(Value::LOSS_UNKNOWN.to_string(), "loss");
-        // The longest distance is still a distance.
-        assert_eq!(Value::win(Value::MAX_DTM).dtm(), Some(Value::MAX_DTM));
-        assert!(!Value::loss(Value::MAX_DTM).is_distance_unknown());
-    }
-
-    #[test]
-    #[should_panic(expected = "DTM beyond the encoding")]
-    fn a_distance_beyond_the_encoding_is_refused() {
-        let _ = Value::win(Value::MAX_DTM + 1);
+        let start = Position::start(Variant::Standard);
+        assert_eq!(PlacementSector::of(&start), Some(sector("0-0+9-9")));
+        let played = start.play(start.legal_moves()[0]).expect("a legal move");
+        assert_eq!(PlacementSector::of(&played), Some(sector("0-1+9-8")));
     }
 }

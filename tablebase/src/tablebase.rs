@@ -1,30 +1,35 @@
-//! A directory of sector files, opened for probing.
+//! A directory of table files, opened for probing.
 //!
-//! `Tablebase::open` lists the directory, ignores names that are not sector files
+//! [`Tablebase::open`] lists the directory, ignores names that are not table files
 //! (temporary files included), and opens every sector file, movement or placement,
-//! keyed by [`SectorId`], in layers (see
-//! [`crate::file`]). A bad file is an error naming it: a tablebase is never trusted
-//! in part. A file's payload is checked against its checksum the first time a probe
-//! reads it, so a damaged payload is an error on the spot, never a value.
+//! raw or compact, in layers (see [`crate::file`]). A bad file is an error naming it:
+//! a tablebase is never trusted in part. A file's payload is checked against its
+//! checksum the first time a probe reads it, so a damaged payload is an error on the
+//! spot, never a value.
 //!
-//! Compact files (`.wdl`, `.dtm`, see [`crate::compact`]) are opened alongside, and
-//! answer for the sectors that have no raw file: a set may mix both forms, sector by
-//! sector, and callers of [`Tablebase::probe`] never know which answered. Their
-//! decompressed blocks share one bounded [`BlockCache`].
+//! Compact files (`.wdl`, `.dtm`, see [`crate::compact`]) answer for the sectors that
+//! have no raw file: a set may mix both forms, sector by sector, and callers of
+//! [`Tablebase::probe`] never need to know which answered, though the answer names it
+//! ([`Probe::file`]). Their decompressed blocks share one bounded [`BlockCache`].
 //!
-//! Two ways to hold the values: [`Tablebase::open`] reads each file into memory on
-//! first use (safe whatever happens to the files later; memory as large as the files
-//! used), [`Tablebase::open_mapped`] maps them (no copy; the caller promises that
-//! nobody rewrites a file in place meanwhile). Both take [`OpenOptions`] in their
-//! `_with` forms; the library reads no environment variable (the command line does).
+//! Every sector's files are found by array index, not by name: a search probes at
+//! every node that may leave the placing phase, where a lookup by name cost more
+//! than the read.
+//!
+//! Two ways to hold the values, chosen by [`OpenOptions::mapper`]: without a mapper
+//! each file is read into memory on first use (safe whatever happens to the files
+//! later; memory as large as the files used); with one, the files are mapped (no
+//! copy; whoever made the mapper promised that nobody rewrites a file in place
+//! meanwhile). The library reads no environment variable (the command line does).
 
 use crate::compact::{
     compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind, DEFAULT_CACHE_MB,
 };
 use crate::file::{parse_file_name, FileError, SectorFile};
-use crate::placement::PlacementSector;
-use crate::sector::{Sector, SectorId, Value};
+use crate::sector::{PlacementSector, Sector, SectorId};
+use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::{Position, Variant};
+use morris_sys::Mapper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,28 +38,139 @@ use std::sync::Arc;
 pub const DEFAULT_DIR: &str = "tablebases";
 
 /// How a tablebase directory is opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct OpenOptions {
     /// Bytes of decompressed blocks of compact files kept for reuse, shared by the
     /// files of the tablebase (at least one block a shard is kept whatever the size).
     pub cache_bytes: usize,
+    /// Map the files with this mapper (no copy, only the pages used are loaded);
+    /// `None` reads each file into memory when first used.
+    pub mapper: Option<Mapper>,
 }
 
 impl Default for OpenOptions {
-    /// A cache of [`DEFAULT_CACHE_MB`] MiB.
+    /// A cache of [`DEFAULT_CACHE_MB`] MiB, files read into memory.
     fn default() -> OpenOptions {
         OpenOptions {
             cache_bytes: DEFAULT_CACHE_MB << 20,
+            mapper: None,
         }
     }
 }
 
-/// The sector files of a directory.
-#[derive(Debug, Default)]
+impl OpenOptions {
+    fn open_raw(&self, path: &Path, v: Variant, s: SectorId) -> Result<SectorFile, FileError> {
+        match self.mapper {
+            Some(mapper) => SectorFile::open_mapped(path, v, s, mapper),
+            None => SectorFile::open(path, v, s),
+        }
+    }
+
+    fn open_compact(
+        &self,
+        path: &Path,
+        id: CompactId,
+        cache: &Arc<BlockCache>,
+    ) -> Result<CompactFile, FileError> {
+        let cache = Arc::clone(cache);
+        match self.mapper {
+            Some(mapper) => CompactFile::open_mapped(path, id, cache, mapper),
+            None => CompactFile::open(path, id, cache),
+        }
+    }
+}
+
+/// What a probe found: the value, the most plies it can take to the end of the game,
+/// and the file that answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe<'a> {
+    /// The value for the side to move. From a sector that has only a compact
+    /// win/draw/loss file, a decided value comes without its distance
+    /// ([`Value::wdl_only`]).
+    pub value: Value,
+    /// The most plies the game lasts from here under optimal play: the value's own
+    /// distance when the file stores it, else the longest win (of a won value) or
+    /// loss (of a lost one) of its sector, as the file's header records it; `None`
+    /// for a draw.
+    pub longest: Option<u16>,
+    /// The file that answered.
+    pub file: &'a Path,
+}
+
+impl<'a> Probe<'a> {
+    /// The answer of `file`, whose header counts `stats`, for a value read from it.
+    fn new(value: Value, stats: &SectorStats, file: &'a Path) -> Probe<'a> {
+        let longest = match value.wdl() {
+            Wdl::Draw => None,
+            _ if value.dtm().is_some() => value.dtm(),
+            Wdl::Win => Some(stats.longest_win),
+            Wdl::Loss => Some(stats.longest_loss),
+        };
+        Probe {
+            value,
+            longest,
+            file,
+        }
+    }
+}
+
+/// The files of one sector.
+#[derive(Debug)]
+struct Tables {
+    variant: Variant,
+    sector: SectorId,
+    raw: Option<SectorFile>,
+    compact: CompactTable,
+}
+
+impl Tables {
+    fn new(variant: Variant, sector: SectorId) -> Tables {
+        Tables {
+            variant,
+            sector,
+            raw: None,
+            compact: CompactTable::default(),
+        }
+    }
+}
+
+/// Slots of one variant: movement sectors by their two counts, then placement sectors
+/// by their two counts, the hand of the side to move and whether the opponent's is one
+/// less (counts and hands at most 9).
+const MOVEMENT_SLOTS: usize = 10 * 10;
+const VARIANT_SLOTS: usize = MOVEMENT_SLOTS + 10 * 10 * 10 * 2;
+
+/// Where the files of `sector` are found among a tablebase's slots.
+fn slot(variant: Variant, sector: SectorId) -> usize {
+    let within = match sector {
+        SectorId::Movement(s) => usize::from(s.us) * 10 + usize::from(s.them),
+        SectorId::Placement(p) => {
+            let board = usize::from(p.us) * 10 + usize::from(p.them);
+            let hands = usize::from(p.us_hand) * 2 + usize::from(p.us_hand - p.them_hand);
+            MOVEMENT_SLOTS + board * 20 + hands
+        }
+    };
+    variant.index() * VARIANT_SLOTS + within
+}
+
+/// The table files of a directory.
+#[derive(Debug)]
 pub struct Tablebase {
-    files: BTreeMap<(Variant, SectorId), SectorFile>,
-    compact: BTreeMap<(Variant, SectorId), CompactTable>,
-    cache: Arc<BlockCache>,
+    /// The files of each sector present, by variant and sector.
+    tables: Vec<Tables>,
+    /// For every variant and sector ([`slot`]): its place in `tables` plus one, 0 when
+    /// it is absent.
+    slots: Box<[u16]>,
+}
+
+impl Default for Tablebase {
+    /// No files.
+    fn default() -> Tablebase {
+        Tablebase {
+            tables: Vec::new(),
+            slots: vec![0; Variant::ALL.len() * VARIANT_SLOTS].into(),
+        }
+    }
 }
 
 /// One scanned file: its variant, its sector, and the file or why it cannot be used.
@@ -65,147 +181,85 @@ pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
 pub type ScannedCompact = (Variant, SectorId, Kind, Result<CompactFile, FileError>);
 
 impl Tablebase {
-    /// Open every sector file in `dir`, reading each file's values into memory when
-    /// first used (see [`SectorFile::open`]). A missing directory is an empty
-    /// tablebase.
+    /// Open every table file in `dir`, raw and compact, as `options` say. A missing
+    /// directory is an empty tablebase.
     ///
     /// # Errors
     /// The first [`FileError`] met, naming the file.
-    pub fn open(dir: &Path) -> Result<Tablebase, FileError> {
-        Tablebase::open_with(dir, OpenOptions::default())
-    }
-
-    /// [`Tablebase::open`] with these options.
-    ///
-    /// # Errors
-    /// The first [`FileError`] met, naming the file.
-    pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Tablebase, FileError> {
-        Tablebase::collect(dir, Tablebase::scan(dir)?, options, CompactFile::open)
-    }
-
-    /// Open every sector file in `dir` like [`Tablebase::open`], but memory-mapped:
-    /// no copy, and only the pages used are loaded.
-    ///
-    /// # Safety
-    /// Nobody may modify or truncate a file of `dir` while the tablebase lives;
-    /// replacing one by renaming another over it is fine (see
-    /// [`SectorFile::open_mapped`]).
-    ///
-    /// # Errors
-    /// The first [`FileError`] met, naming the file.
-    // Only passes the mapping contract of `crate::mmap` on to the caller.
-    #[allow(unsafe_code)]
-    pub unsafe fn open_mapped(dir: &Path) -> Result<Tablebase, FileError> {
-        // SAFETY: the caller's promise, passed on.
-        unsafe { Tablebase::open_mapped_with(dir, OpenOptions::default()) }
-    }
-
-    /// [`Tablebase::open_mapped`] with these options.
-    ///
-    /// # Safety
-    /// As for [`Tablebase::open_mapped`].
-    ///
-    /// # Errors
-    /// The first [`FileError`] met, naming the file.
-    // Only passes the mapping contract of `crate::mmap` on to the caller.
-    #[allow(unsafe_code)]
-    pub unsafe fn open_mapped_with(
-        dir: &Path,
-        options: OpenOptions,
-    ) -> Result<Tablebase, FileError> {
-        let compact = |path: &Path, id, cache| {
-            // SAFETY: the caller's promise, passed on.
-            unsafe { CompactFile::open_mapped(path, id, cache) }
-        };
-        // SAFETY: the caller's promise, passed on.
-        let scanned = unsafe { Tablebase::scan_mapped(dir) }?;
-        Tablebase::collect(dir, scanned, options, compact)
-    }
-
-    fn collect(
-        dir: &Path,
-        scanned: Vec<Scanned>,
-        options: OpenOptions,
-        compact: impl Fn(&Path, CompactId, Arc<BlockCache>) -> Result<CompactFile, FileError>,
-    ) -> Result<Tablebase, FileError> {
+    pub fn open(dir: &Path, options: OpenOptions) -> Result<Tablebase, FileError> {
+        let cache = Arc::new(BlockCache::new(options.cache_bytes));
+        let mut tables: BTreeMap<(Variant, SectorId), Tables> = BTreeMap::new();
+        for (variant, sector, file) in Tablebase::scan(dir, options)? {
+            let t = tables.entry((variant, sector));
+            t.or_insert_with(|| Tables::new(variant, sector)).raw = Some(file?);
+        }
+        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, options, &cache)? {
+            let t = tables.entry((variant, sector));
+            let compact = &mut t.or_insert_with(|| Tables::new(variant, sector)).compact;
+            match kind {
+                Kind::Wdl => compact.wdl = Some(file?),
+                Kind::Dtm => compact.dtm = Some(file?),
+            }
+        }
         let mut tb = Tablebase {
-            cache: Arc::new(BlockCache::new(options.cache_bytes)),
+            tables: tables.into_values().collect(),
             ..Tablebase::default()
         };
-        for (variant, sector, file) in scanned {
-            tb.files.insert((variant, sector), file?);
-        }
-        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, &tb.cache, compact)?
-        {
-            let table = tb.compact.entry((variant, sector)).or_default();
-            match kind {
-                Kind::Wdl => table.wdl = Some(file?),
-                Kind::Dtm => table.dtm = Some(file?),
-            }
+        for (i, t) in tb.tables.iter().enumerate() {
+            // Fewer tables than slots, and far fewer than 2^16.
+            tb.slots[slot(t.variant, t.sector)] = u16::try_from(i + 1).unwrap_or(0);
         }
         Ok(tb)
     }
 
-    /// Try to open every compact file in `dir`, in name order, keeping each result;
-    /// their blocks share one new cache. A missing directory holds no files.
+    /// Try to open every compact file in `dir` as `options` say, in name order,
+    /// keeping each result; their blocks share one new cache. A missing directory
+    /// holds no files.
     ///
     /// # Errors
     /// A [`FileError`] when the directory cannot be read.
-    pub fn scan_compact(dir: &Path) -> Result<Vec<ScannedCompact>, FileError> {
-        Tablebase::scan_compact_with(dir, &Arc::default(), CompactFile::open)
+    pub fn scan_compact(
+        dir: &Path,
+        options: OpenOptions,
+    ) -> Result<Vec<ScannedCompact>, FileError> {
+        let cache = Arc::new(BlockCache::new(options.cache_bytes));
+        Tablebase::scan_compact_with(dir, options, &cache)
     }
 
     fn scan_compact_with(
         dir: &Path,
+        options: OpenOptions,
         cache: &Arc<BlockCache>,
-        open: impl Fn(&Path, CompactId, Arc<BlockCache>) -> Result<CompactFile, FileError>,
     ) -> Result<Vec<ScannedCompact>, FileError> {
         Ok(compact_names(dir)?
             .into_iter()
-            .map(|(v, s, k, path)| (v, s, k, open(&path, (v, s, k), Arc::clone(cache))))
+            .map(|(v, s, k, path)| (v, s, k, options.open_compact(&path, (v, s, k), cache)))
             .collect())
     }
 
-    /// Try to open every sector file in `dir` (values read into memory on first use),
-    /// in name order, keeping each result. A missing directory holds no files.
+    /// Try to open every raw sector file in `dir` as `options` say, in name order,
+    /// keeping each result. A missing directory holds no files.
     ///
     /// # Errors
     /// A [`FileError`] when the directory cannot be read.
-    pub fn scan(dir: &Path) -> Result<Vec<Scanned>, FileError> {
-        Tablebase::scan_with(dir, SectorFile::open)
-    }
-
-    /// [`Tablebase::scan`] with every file memory-mapped.
-    ///
-    /// # Safety
-    /// As for [`Tablebase::open_mapped`].
-    ///
-    /// # Errors
-    /// A [`FileError`] when the directory cannot be read.
-    // Only passes the mapping contract of `crate::mmap` on to the caller.
-    #[allow(unsafe_code)]
-    pub unsafe fn scan_mapped(dir: &Path) -> Result<Vec<Scanned>, FileError> {
-        Tablebase::scan_with(dir, |path, v, s| {
-            // SAFETY: the caller's promise, passed on.
-            unsafe { SectorFile::open_mapped(path, v, s) }
-        })
-    }
-
-    fn scan_with(
-        dir: &Path,
-        open: impl Fn(&Path, Variant, SectorId) -> Result<SectorFile, FileError>,
-    ) -> Result<Vec<Scanned>, FileError> {
+    pub fn scan(dir: &Path, options: OpenOptions) -> Result<Vec<Scanned>, FileError> {
         Ok(table_names(dir)?
             .into_iter()
-            .map(|(v, s, path)| (v, s, open(&path, v, s)))
+            .map(|(v, s, path)| (v, s, options.open_raw(&path, v, s)))
             .collect())
+    }
+
+    /// The files of a sector, if any.
+    fn tables(&self, variant: Variant, sector: SectorId) -> Option<&Tables> {
+        let i = usize::from(self.slots[slot(variant, sector)]).checked_sub(1)?;
+        self.tables.get(i)
     }
 
     /// The movement sectors present, by variant.
     pub fn sectors(&self) -> impl Iterator<Item = (Variant, Sector, &SectorFile)> {
-        self.files.iter().filter_map(|(&(v, s), f)| match s {
-            SectorId::Movement(m) => Some((v, m, f)),
-            SectorId::Placement(_) => None,
+        self.tables.iter().filter_map(|t| match (t.sector, &t.raw) {
+            (SectorId::Movement(m), Some(f)) => Some((t.variant, m, f)),
+            _ => None,
         })
     }
 
@@ -213,35 +267,42 @@ impl Tablebase {
     pub fn placement_sectors(
         &self,
     ) -> impl Iterator<Item = (Variant, PlacementSector, &SectorFile)> {
-        self.files.iter().filter_map(|(&(v, s), f)| match s {
-            SectorId::Placement(p) => Some((v, p, f)),
-            SectorId::Movement(_) => None,
+        self.tables.iter().filter_map(|t| match (t.sector, &t.raw) {
+            (SectorId::Placement(p), Some(f)) => Some((t.variant, p, f)),
+            _ => None,
         })
     }
 
     /// The compact files of every sector that has them, by variant and sector.
     pub fn compact_tables(&self) -> impl Iterator<Item = (Variant, SectorId, &CompactTable)> {
-        self.compact.iter().map(|(&(v, s), t)| (v, s, t))
+        self.tables
+            .iter()
+            .filter(|t| t.compact.answering().is_some())
+            .map(|t| (t.variant, t.sector, &t.compact))
     }
 
     /// The compact files of a sector, if any.
     pub fn compact(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&CompactTable> {
-        self.compact.get(&(variant, sector.into()))
+        self.tables(variant, sector.into())
+            .map(|t| &t.compact)
+            .filter(|c| c.answering().is_some())
+    }
+
+    /// Whether a file of this sector is present, raw or compact.
+    pub fn contains(&self, variant: Variant, sector: impl Into<SectorId>) -> bool {
+        self.tables(variant, sector.into()).is_some()
     }
 
     /// Whether a probe of this sector answers distances: a raw file or a compact DTM
     /// file is present. `None` when the sector is absent.
     pub fn has_dtm(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<bool> {
-        let sector = sector.into();
-        if self.file(variant, sector).is_some() {
-            return Some(true);
-        }
-        self.compact(variant, sector).map(CompactTable::has_dtm)
+        let t = self.tables(variant, sector.into())?;
+        Some(t.raw.is_some() || t.compact.has_dtm())
     }
 
     /// The raw file of a sector (movement or placement), if present.
     pub fn file(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&SectorFile> {
-        self.files.get(&(variant, sector.into()))
+        self.tables(variant, sector.into())?.raw.as_ref()
     }
 
     /// The sector of a position's table: a movement sector when both hands are empty
@@ -264,10 +325,11 @@ impl Tablebase {
         Sector::new(pos.us().count() as u8, pos.them().count() as u8)
     }
 
-    /// The value of a position for the side to move, or `None` when no loaded sector
-    /// covers it (hands no game produces, fewer than three pieces with both hands
-    /// empty, or sector missing). From a sector that has only a compact win/draw/loss
-    /// file, a decided value comes without its distance ([`Value::wdl_only`]).
+    /// What the tables say of a position for the side to move: its value, the most
+    /// plies it can take, and the file that answered (the raw file of its sector when
+    /// present, else the compact `.dtm` file, else the `.wdl` file); `None` when no
+    /// loaded sector covers it (hands no game produces, fewer than three pieces with
+    /// both hands empty, or sector missing).
     ///
     /// The board is looked up as it stands: whether the game is already over (a
     /// repetition, a blocked side) is the caller's question.
@@ -276,23 +338,29 @@ impl Tablebase {
     /// A [`FileError`] naming the file when the sector's file is damaged (its
     /// payload checksum fails on first use, or the value read contradicts its
     /// header): a damaged file never answers.
-    pub fn probe(&self, pos: &Position) -> Result<Option<Value>, FileError> {
-        let Some(sector) = Tablebase::sector_id_of(pos) else {
-            return Ok(None);
-        };
-        if let Some(file) = self.file(pos.variant(), sector) {
-            return file
-                .value(file.index().index(pos.us(), pos.them()))
-                .map(Some);
-        }
-        let Some(file) = self
-            .compact(pos.variant(), sector)
-            .and_then(CompactTable::answering)
+    pub fn probe(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
+        let Some(tables) = Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant(), s))
         else {
             return Ok(None);
         };
-        file.value(file.index().index(pos.us(), pos.them()))
-            .map(Some)
+        let (us, them) = (pos.us(), pos.them());
+        if let Some(f) = &tables.raw {
+            let value = f.value(f.index().index(us, them))?;
+            return Ok(Some(Probe::new(value, &f.header().stats, f.path())));
+        }
+        let Some(f) = tables.compact.answering() else {
+            return Ok(None);
+        };
+        let value = f.value(f.index().index(us, them))?;
+        Ok(Some(Probe::new(value, &f.header().stats, f.path())))
+    }
+
+    /// The value of a position for the side to move, as [`Tablebase::probe`] finds it.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`].
+    pub fn value(&self, pos: &Position) -> Result<Option<Value>, FileError> {
+        Ok(self.probe(pos)?.map(|p| p.value))
     }
 }
 
@@ -325,53 +393,31 @@ pub fn table_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, File
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::file::write_sector;
-    use crate::generate::{solve_pair, Silent};
-    use crate::index::SectorIndex;
-    use crate::placement::solve_game;
-    use morris_engine::{Bitboard, Color, Setup};
 
-    /// Every position of every placement sector of the games of up to three pieces a
-    /// side, probed from files, in the colours a game gives it, answers the value the
-    /// placement solver computed; hands no game produces are not answered.
+    /// Every sector has a slot of its own, within the table.
     #[test]
-    fn probe_answers_placement_positions_as_solved() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let variant = Variant::NoFlying;
-        let three = Sector::new(3, 3).expect("a sector");
-        let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
-            .expect("solved")
-            .remove(0);
-        write_sector(dir.path(), variant, three, &movement).expect("written");
-        let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
-        let game = solve_game(variant, 3, &lookup, &Silent).expect("solved");
-        for (sector, values) in &game {
-            write_sector(dir.path(), variant, *sector, values).expect("written");
-        }
-        let tb = Tablebase::open(dir.path()).expect("opens");
-        assert_eq!(tb.placement_sectors().count(), game.len());
-        let mut probed = 0;
-        for (sector, values) in &game {
-            let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
-            for (i, &raw) in values.iter().enumerate() {
-                let (us, them) = index.position(i as u64);
-                let setup = sector.game_setup(us, them);
-                let pos = Position::from_setup(&setup, variant).expect("a position");
-                assert_eq!(
-                    tb.probe(&pos).expect("a good file"),
-                    Some(Value(raw)),
-                    "{sector} entry {i}"
-                );
-                probed += 1;
+    fn every_sector_has_its_own_slot() {
+        let mut seen = vec![false; Variant::ALL.len() * VARIANT_SLOTS];
+        for variant in Variant::ALL {
+            let movement = Sector::all().into_iter().map(SectorId::Movement);
+            let placement = PlacementSector::all(9).into_iter().map(SectorId::Placement);
+            for sector in movement.chain(placement) {
+                let s = slot(variant, sector);
+                assert!(!seen[s], "{variant} {sector}");
+                seen[s] = true;
             }
         }
-        assert!(probed > 1000, "{probed}");
-        let odd = Setup {
-            pieces: [Bitboard::EMPTY, Bitboard::EMPTY],
-            hand: [1, 3],
-            side_to_move: Color::White,
-        };
-        let odd = Position::from_setup(&odd, variant).expect("a position");
-        assert_eq!(tb.probe(&odd).expect("no file read"), None);
+        assert_eq!(seen.iter().filter(|&&s| s).count(), 2 * (49 + 615));
+    }
+
+    /// A missing directory is an empty tablebase, which covers nothing.
+    #[test]
+    fn an_empty_tablebase_answers_nothing() {
+        let tb = Tablebase::open(Path::new("/nonexistent/morris"), OpenOptions::default())
+            .expect("an empty tablebase");
+        let start = Position::start(Variant::Standard);
+        assert_eq!(tb.probe(&start).expect("no file read"), None);
+        assert!(!tb.contains(Variant::Standard, Sector::new(3, 3).expect("a sector")));
+        assert_eq!(tb.sectors().count() + tb.compact_tables().count(), 0);
     }
 }

@@ -1,35 +1,60 @@
-//! The one place with `unsafe`: read-only memory maps of finished tablebase files, the
-//! anonymous mappings that hold the generator's working state and the solver's
-//! transposition table as atomics, and the prefetch hint used on both.
+//! The one crate of the workspace with `unsafe`: read-only maps of finished tablebase
+//! files, the zeroed anonymous mappings with huge pages that hold the generator's
+//! working state and the solver's transposition table, and the prefetch hint used on
+//! both. Every other crate forbids `unsafe`.
 //!
 //! Contract of a file mapping. The bytes of a mapped file change under the reader, or
 //! the reader is killed by SIGBUS, if anyone modifies or truncates the file while it
-//! is mapped; no check inside this process can rule that out. So mapping is an
-//! `unsafe fn` ([`MappedFile::map`]) whose caller promises that nobody changes the file
-//! while the mapping lives, and the promise travels up to every public constructor
-//! that maps ([`crate::SectorFile::open_mapped`], [`crate::compact::CompactFile::open_mapped`],
-//! [`crate::Tablebase::open_mapped`]).
-//! What this module adds on its side:
+//! is mapped; no check inside this process can rule that out. So mappings are made by
+//! a [`Mapper`], and the one way to have one is the `unsafe fn` [`Mapper::new`], whose
+//! caller promises that nobody changes a file while a mapping of it lives. The promise
+//! is made once, by the program, and the mapper travels down to everything that maps
+//! (the tablebase's open options), which then needs no `unsafe` of its own.
+//! What this crate adds on its side:
 //! - it maps only a regular file whose length it has just checked against the length
-//!   the header promises, so no page of the mapping lies beyond the end of the file;
+//!   its caller expects (from the header), so no page of the mapping lies beyond the
+//!   end of the file;
 //! - the mapping is read-only and exposed only as `&[u8]`.
 //!
 //! The generator keeps its side of the bargain by never writing a finished file in
 //! place: it writes a temporary file and renames it over the old one, which leaves
 //! existing mappings on the old inode. Users are told to do the same (copy to a
 //! temporary name, then rename). The safe alternative to mapping is reading a file
-//! into memory ([`crate::SectorFile::open`]).
+//! into memory (a tablebase opened without a mapper).
 //!
 //! Every pointer is derived from the mapping itself (`MmapRaw`), never from a shared
-//! `&[u8]` view of it, so writes through the generator's atomics have the provenance
-//! of the writable mapping.
+//! `&[u8]` view of it, so writes through the atomics of [`AtomicWords`] have the
+//! provenance of the writable mapping.
+//!
+//! ```
+//! use morris_sys::{AtomicWords, Mapper};
+//! use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+//!
+//! // A zeroed array of atomics, as the transposition table holds its slots.
+//! let words = AtomicWords::<AtomicU64>::zeroed(1024)?;
+//! words.as_slice()[3].store(7, Relaxed);
+//! assert_eq!(words.as_slice()[3].load(Relaxed), 7);
+//!
+//! // A file mapped read-only.
+//! let path = std::env::temp_dir().join(format!("morris-sys-doc-{}", std::process::id()));
+//! std::fs::write(&path, b"MORRIS")?;
+//! // SAFETY: this example owns the file and leaves it alone while it is mapped.
+//! let mapper = unsafe { Mapper::new() };
+//! let map = mapper.map(&std::fs::File::open(&path)?, 6)?;
+//! assert_eq!(map.bytes(), b"MORRIS");
+//! drop(map);
+//! std::fs::remove_file(&path)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
-#![allow(unsafe_code)]
+#![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-use memmap2::{Mmap, MmapRaw};
+use memmap2::{Mmap, MmapMut, MmapRaw};
 use std::fs::File;
 use std::io;
 use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 /// Ask the processor to start loading the cache line of `slice[i]` into its caches; an
@@ -52,24 +77,32 @@ pub fn prefetch<T>(slice: &[T], i: usize) {
     let _ = (slice, i);
 }
 
-/// A read-only mapping of a whole file of known length.
-#[derive(Debug)]
-pub struct MappedFile {
-    map: Mmap,
+/// The maker of read-only file mappings: holding one is the promise of the crate's
+/// contract (nobody changes a mapped file while it is mapped).
+#[derive(Clone, Copy, Debug)]
+pub struct Mapper {
+    _promise: (),
 }
 
-impl MappedFile {
-    /// Map `file`, after checking that it is a regular file of exactly `expected_len`
-    /// bytes.
+impl Mapper {
+    /// A mapper, on the caller's promise.
     ///
     /// # Safety
-    /// Nobody may modify or truncate the file while the returned mapping lives (see
-    /// the module contract); replacing it by a rename is fine.
+    /// Nobody may modify or truncate a file mapped by this mapper (or a copy of it)
+    /// while the mapping lives: its bytes would change under the reader, or the
+    /// process be killed by SIGBUS. Replacing a file by renaming another over it is
+    /// fine.
+    pub const unsafe fn new() -> Mapper {
+        Mapper { _promise: () }
+    }
+
+    /// Map `file`, after checking that it is a regular file of exactly `expected_len`
+    /// bytes.
     ///
     /// # Errors
     /// An `InvalidData` error when the file is not a regular file or its length
     /// differs, or the mapping's own error (for example out of memory).
-    pub unsafe fn map(file: &File, expected_len: u64) -> io::Result<MappedFile> {
+    pub fn map(self, file: &File, expected_len: u64) -> io::Result<MappedFile> {
         let meta = file.metadata()?;
         if !meta.is_file() {
             return Err(io::Error::new(
@@ -85,12 +118,20 @@ impl MappedFile {
             ));
         }
         // SAFETY: the length was checked just above, so the mapping covers only bytes
-        // that exist, and the caller promises that the file stays unchanged while the
-        // mapping lives.
+        // that exist, and whoever made this mapper promised that the file stays
+        // unchanged while the mapping lives.
         let map = unsafe { Mmap::map(file)? };
         Ok(MappedFile { map })
     }
+}
 
+/// A read-only mapping of a whole file of known length.
+#[derive(Debug)]
+pub struct MappedFile {
+    map: Mmap,
+}
+
+impl MappedFile {
     /// The mapped bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.map
@@ -129,7 +170,7 @@ impl<T: AtomicWord> AtomicWords<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| io::Error::other("array too large"))?;
-        let map = MmapRaw::from(huge_anonymous(bytes)?);
+        let map = MmapRaw::from(HugePages::zeroed(bytes)?.map);
         Ok(AtomicWords {
             map,
             len,
@@ -151,49 +192,41 @@ impl<T: AtomicWord> AtomicWords<T> {
     }
 }
 
-/// A zeroed anonymous mapping of at least `bytes` bytes (and at least 4), with
-/// transparent huge pages requested.
-///
-/// # Errors
-/// The mapping's error (out of memory).
-pub fn huge_anonymous(bytes: usize) -> io::Result<memmap2::MmapMut> {
-    let map = memmap2::MmapOptions::new().len(bytes.max(4)).map_anon()?;
-    #[cfg(target_os = "linux")]
-    {
-        // Only a hint: without huge pages the memory works the same, slower.
-        let _ = map.advise(memmap2::Advice::HugePage);
-    }
-    Ok(map)
+/// Zeroed anonymous memory of at least the bytes asked for (and at least 4), with
+/// transparent huge pages requested, page-aligned: for the copies of sector values
+/// that the generator and the verifier read at random, cheaper there than through the
+/// 4 KiB pages of a file mapping.
+pub struct HugePages {
+    map: MmapMut,
 }
 
-/// A copy of a sector's values in anonymous memory with huge pages: the generator
-/// reads the sectors its captures reach at random, which is cheaper there than through
-/// the 4 KiB pages of a file mapping.
-pub struct ValueCopy {
-    map: memmap2::MmapMut,
-    len: usize,
-}
-
-impl ValueCopy {
-    /// Decode the codes of a file (one byte a value) into raw values.
+impl HugePages {
+    /// At least `bytes` zeroed bytes.
     ///
     /// # Errors
     /// The mapping's error (out of memory).
-    pub fn decode(codes: &[u8]) -> io::Result<ValueCopy> {
-        let mut map = huge_anonymous(codes.len() * 2)?;
-        let values = bytemuck::cast_slice_mut::<u8, u16>(&mut map[..codes.len() * 2]);
-        for (v, &c) in values.iter_mut().zip(codes) {
-            *v = crate::file::decode_byte(c).0;
+    pub fn zeroed(bytes: usize) -> io::Result<HugePages> {
+        let map = memmap2::MmapOptions::new().len(bytes.max(4)).map_anon()?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only a hint: without huge pages the memory works the same, slower.
+            let _ = map.advise(memmap2::Advice::HugePage);
         }
-        Ok(ValueCopy {
-            map,
-            len: codes.len(),
-        })
+        Ok(HugePages { map })
     }
+}
 
-    /// The values.
-    pub fn values(&self) -> &[u16] {
-        bytemuck::cast_slice::<u8, u16>(&self.map[..self.len * 2])
+impl Deref for HugePages {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl DerefMut for HugePages {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.map
     }
 }
 
@@ -224,25 +257,35 @@ mod tests {
     }
 
     #[test]
+    fn huge_pages_start_zeroed_and_are_aligned() {
+        let mut pages = HugePages::zeroed(10_000).expect("memory");
+        assert!(pages.len() >= 10_000);
+        assert!(pages.iter().all(|&b| b == 0));
+        assert_eq!(pages.as_ptr() as usize % 4096, 0);
+        pages[9_999] = 7;
+        assert_eq!(pages[9_999], 7);
+        assert!(HugePages::zeroed(0).expect("memory").len() >= 4);
+    }
+
+    #[test]
     fn only_a_regular_file_of_the_promised_length_is_mapped() {
         let dir = std::env::temp_dir();
         let path = dir.join(format!("morris-mmap-test-{}", std::process::id()));
         std::fs::write(&path, [7u8; 256]).expect("write");
         let file = File::open(&path).expect("open");
-        // SAFETY: the test owns the file and changes it only after the mapping is gone.
-        let map = unsafe { MappedFile::map(&file, 256) }.expect("maps");
+        // SAFETY: the test owns the file and changes it only after the mappings are gone.
+        let mapper = unsafe { Mapper::new() };
+        let map = mapper.map(&file, 256).expect("maps");
         assert_eq!(map.bytes(), &[7u8; 256][..]);
         drop(map);
-        // SAFETY: as above.
-        let short = unsafe { MappedFile::map(&file, 257) };
+        let short = mapper.map(&file, 257);
         assert_eq!(
             short.map(|_| ()).unwrap_err().kind(),
             io::ErrorKind::InvalidData
         );
         std::fs::remove_file(&path).expect("remove");
         let dir_file = File::open(&dir).expect("a directory opens");
-        // SAFETY: a directory is refused before anything is mapped.
-        let not_regular = unsafe { MappedFile::map(&dir_file, 0) };
-        assert!(not_regular.is_err());
+        // A directory is refused before anything is mapped.
+        assert!(mapper.map(&dir_file, 0).is_err());
     }
 }

@@ -10,18 +10,25 @@
 //! A sector stored without distances (a compact `.wdl` file) is checked for its results
 //! alone ([`Stored::ResultsOnly`]): a position's result computed from its successors'
 //! depends only on their results, so theirs may be read with any distance of the right
-//! parity (see [`crate::compact::CompactFile::raw_codes`]). That check is weaker: without
-//! distances, positions that repeat could carry a consistent but wrong labelling.
+//! parity (see [`CompactFile::raw_codes`]). That check is weaker: without distances,
+//! positions that repeat could carry a consistent but wrong labelling.
+//!
+//! Files: [`check_sector`] recomputes a sector from the files of the sectors it
+//! [`reads`], each read from its best [`Source`]; [`compare`] and [`compare_compact`]
+//! check a compact file value by value against another file of its sector.
 
-use crate::file::decode_byte;
-use crate::index::SectorIndex;
-use crate::index::UsSet;
-use crate::mmap::{prefetch, ValueCopy};
-use crate::placement::PlacementSector;
-use crate::sector::{Sector, SectorId, Value, Wdl};
+use crate::copy::ValueCopy;
 use morris_engine::{Bitboard, Color, Position, Setup, Variant, MAX_MOVES};
+use morris_sys::prefetch;
+use morris_tablebase::compact::{CompactFile, Kind};
+use morris_tablebase::file::{decode_byte, FileError, Problem, SectorFile};
+use morris_tablebase::index::{SectorIndex, UsSet};
+use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, Value, Wdl};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -492,10 +499,172 @@ pub fn verify_placement<'a>(
     })
 }
 
+/// The sectors whose files the full check of `sector` reads: the sector, its swapped
+/// sector and the sector its captures reach; for a placement sector, the sector and
+/// the sectors its placements reach.
+pub fn reads(sector: SectorId) -> Vec<SectorId> {
+    match sector {
+        SectorId::Movement(m) => [Some(m), Some(m.swapped()), m.after_capture()]
+            .into_iter()
+            .flatten()
+            .map(SectorId::Movement)
+            .collect(),
+        SectorId::Placement(p) => std::iter::once(sector)
+            .chain(p.successors().into_iter().map(SectorId::from))
+            .collect(),
+    }
+}
+
+/// Where the values of a sector are read from for a full check.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// Its raw file.
+    Raw(&'a SectorFile),
+    /// A compact file: the values of a `.dtm` file, the results alone of a `.wdl`
+    /// file.
+    Compact(&'a CompactFile),
+}
+
+impl<'a> Source<'a> {
+    /// The sector's codes as a raw file stores them (a `.wdl` file's with stand-in
+    /// distances), checked.
+    ///
+    /// # Errors
+    /// A damaged or unreadable file, named.
+    pub fn codes(self) -> Result<Cow<'a, [u8]>, FileError> {
+        match self {
+            Source::Raw(f) => f.entries().map(Cow::Borrowed),
+            Source::Compact(f) => f.raw_codes().map(Cow::Owned),
+        }
+    }
+
+    /// What the codes hold.
+    pub fn stored(self) -> Stored {
+        match self {
+            Source::Compact(f) if f.header().kind == Kind::Wdl => Stored::ResultsOnly,
+            _ => Stored::Values,
+        }
+    }
+}
+
+/// Recompute the values of `sector` that `own` holds from its successors, each read
+/// from the file `source` gives for its sector (see [`reads`]); a sector without a
+/// file, or whose file cannot be read, is missing to the check.
+///
+/// # Errors
+/// As [`verify_sector`] and [`verify_placement`].
+pub fn check_sector<'a>(
+    variant: Variant,
+    sector: SectorId,
+    own: Source<'a>,
+    source: impl Fn(SectorId) -> Option<Source<'a>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Mismatches, VerifyError> {
+    let codes: HashMap<SectorId, Cow<'a, [u8]>> = reads(sector)
+        .into_iter()
+        .filter_map(|s| {
+            let file = if s == sector { Some(own) } else { source(s) };
+            Some((s, file?.codes().ok()?))
+        })
+        .collect();
+    let entries = |s: SectorId| codes.get(&s).map(|c| &c[..]);
+    let lookup = |s| entries(SectorId::Movement(s));
+    match sector {
+        SectorId::Movement(m) => verify_sector(variant, m, &lookup, own.stored(), progress),
+        SectorId::Placement(p) => verify_placement(variant, p, &entries, own.stored(), progress),
+    }
+}
+
+/// Check every value of compact file `file` against the raw file of the same sector:
+/// the full value for a `.dtm` file, win, draw or loss for a `.wdl` file; and the
+/// header's counts and longest distances against the raw file's.
+///
+/// # Errors
+/// A [`FileError`] naming this file: [`Problem::Differs`] for the first entry
+/// that differs, [`Problem::CountsDiffer`] for the header, each naming the raw
+/// file; or the error of whichever file is damaged.
+pub fn compare(file: &CompactFile, raw: &SectorFile) -> Result<(), FileError> {
+    compare_codes(file, raw.path(), &raw.header().stats, raw.entries()?, true)
+}
+
+/// Check every value of compact file `file` against another compact file of the same
+/// sector, as [`compare`] does against a raw file: win, draw or loss when either file
+/// is a `.wdl` file, the full value when both are `.dtm` files.
+///
+/// # Errors
+/// As [`compare`], naming `other` where it differs.
+pub fn compare_compact(file: &CompactFile, other: &CompactFile) -> Result<(), FileError> {
+    let full = other.header().kind == Kind::Dtm;
+    let codes = other.raw_codes()?;
+    compare_codes(file, other.path(), &other.header().stats, &codes, full)
+}
+
+/// Compare `file` with the codes of `other` (encoding 2; with distances when `full`).
+fn compare_codes(
+    file: &CompactFile,
+    other: &Path,
+    stats: &SectorStats,
+    codes: &[u8],
+    full: bool,
+) -> Result<(), FileError> {
+    if codes.len() as u64 != file.header().entries {
+        return Err(error(
+            file,
+            Problem::Entries {
+                sector: file.header().sector,
+                found: file.header().entries,
+                expected: codes.len() as u64,
+            },
+        ));
+    }
+    // The counts and longest distances too: a `.wdl` file's longest win and loss
+    // bound the scores a search gives its values, and nothing else checks them.
+    if file.header().stats != *stats {
+        return Err(error(
+            file,
+            Problem::CountsDiffer {
+                other: other.to_path_buf(),
+            },
+        ));
+    }
+    // What is compared: the stored code, or its result alone.
+    let kind = if full { file.header().kind } else { Kind::Wdl };
+    let ours = |c: u8| match (file.header().kind, kind) {
+        (Kind::Dtm, Kind::Wdl) => Kind::Wdl.map(c),
+        _ => c,
+    };
+    file.for_each_block(|first, block| {
+        let start = usize::try_from(first).unwrap_or(usize::MAX);
+        let theirs = &codes[start..start + block.len()];
+        match block
+            .iter()
+            .zip(theirs)
+            .position(|(&c, &raw)| ours(c) != kind.map(raw))
+        {
+            None => Ok(()),
+            Some(i) => Err(error(
+                file,
+                Problem::Differs {
+                    index: first + i as u64,
+                    other: other.to_path_buf(),
+                },
+            )),
+        }
+    })
+}
+
+fn error(file: &CompactFile, problem: Problem) -> FileError {
+    FileError::new(file.path(), problem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{solve_pair, Silent};
+    use crate::generate::solve_pair;
+    use crate::pack::pack_sector;
+    use crate::pack::tests::{open, packed_3_3};
+    use crate::progress::Silent;
+    use crate::write::write_sector;
 
     /// Every placement value of the games of up to three pieces a side, as the
     /// placement solver wrote them in one byte each, agrees with its successors; a
@@ -550,7 +719,7 @@ mod tests {
     fn codes(values: &[u16]) -> Vec<u8> {
         let codes = values
             .iter()
-            .map(|&raw| crate::file::encode_byte(Value(raw)));
+            .map(|&raw| morris_tablebase::file::encode_byte(Value(raw)));
         codes.collect::<Option<Vec<u8>>>().expect("fits a byte")
     }
 
@@ -737,5 +906,58 @@ mod tests {
         assert!(
             matches!(err, Err(VerifyError::Missing(s)) if s == Sector::new(3, 3).expect("a sector"))
         );
+    }
+
+    /// The codes in raw form: a `.dtm` file's as the raw file stores them, a `.wdl`
+    /// file's standing for the same results; and a file compared with another file of
+    /// its sector names that file where they differ.
+    #[test]
+    fn raw_codes_and_comparisons_between_compact_files() {
+        let (dir, raw, values) = packed_3_3();
+        let wdl = open(dir.path(), Kind::Wdl, 0);
+        let dtm = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(dtm.raw_codes().expect("good"), raw.entries().expect("good"));
+        let stand_ins = wdl.raw_codes().expect("good");
+        assert_eq!(stand_ins.len(), values.len());
+        for (&c, &v) in stand_ins.iter().zip(&values) {
+            assert_eq!(decode_byte(c).wdl(), Value(v).wdl());
+        }
+        compare_compact(&wdl, &dtm).expect("the same results");
+        compare_compact(&dtm, &wdl).expect("the same results");
+        compare_compact(&dtm, &dtm).expect("the same values");
+
+        // Packed from values with one win made longer: same counts, another value.
+        let other = tempfile::tempdir().expect("a temporary directory");
+        let three = Sector::new(3, 3).expect("a sector");
+        let mut changed = values.clone();
+        let i = changed.iter().position(|&v| v == 2).expect("a win in 1");
+        changed[i] = 4;
+        write_sector(other.path(), Variant::Standard, three, &changed).expect("written");
+        let path = other.path().join("standard-3-3.tb");
+        let changed_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        pack_sector(&changed_raw, other.path(), Kind::Dtm, 3).expect("packed");
+        let changed_dtm = open(other.path(), Kind::Dtm, 0);
+        let e = compare(&dtm, &changed_raw).expect_err("differs");
+        assert!(
+            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && *other == path),
+            "{e}"
+        );
+        assert!(e
+            .to_string()
+            .contains(&format!("entry {i} differs from {}", path.display())));
+        let e = compare_compact(&changed_dtm, &dtm).expect_err("differs");
+        assert!(
+            matches!(&e.problem, Problem::Differs { index, other } if *index == i as u64 && other == dtm.path()),
+            "{e}"
+        );
+        // Results alone agree.
+        compare_compact(&wdl, &changed_dtm).expect("the same results");
+        // A win made a loss changes the counts: the header differs first.
+        let mut lost = values.clone();
+        lost[i] = 1;
+        write_sector(other.path(), Variant::Standard, three, &lost).expect("written");
+        let lost_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        let e = compare(&wdl, &lost_raw).expect_err("differs");
+        assert!(matches!(e.problem, Problem::CountsDiffer { .. }), "{e}");
     }
 }

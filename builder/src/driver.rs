@@ -11,13 +11,17 @@
 //! solved from the files of its successors (read back and checked whole) and skipped
 //! alike when its file is already finished.
 
-use crate::file::{convert_file, file_name, write_sector, Converted, FileError, SectorFile};
-use crate::generate::{solve_pair, GenerateError, Observer, SectorStats};
-use crate::mmap::ValueCopy;
-use crate::placement::{solve_placement, PlacementError, PlacementSector, SuccessorSector};
-use crate::sector::{Sector, SectorId};
-use crate::tablebase::table_names;
+use crate::convert::{convert_file, Converted};
+use crate::copy::ValueCopy;
+use crate::generate::{solve_pair, GenerateError};
+use crate::placement::{solve_placement, PlacementError};
+use crate::progress::{Observer, Silent};
+use crate::write::write_sector;
 use morris_engine::{Variant, PIECES_PER_PLAYER};
+use morris_tablebase::file::{file_name, FileError, SectorFile};
+use morris_tablebase::index::orbit_count;
+use morris_tablebase::tablebase::table_names;
+use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, SuccessorSector};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -81,6 +85,8 @@ pub trait Reporter: Observer {
     fn sector_done(&self, _report: &SectorReport) {}
 }
 
+impl Reporter for Silent {}
+
 /// The sectors needed for `targets`, in generation order.
 pub fn plan(targets: &[Sector]) -> Vec<Sector> {
     let mut need: Vec<Sector> = targets.iter().flat_map(|s| s.closure()).collect();
@@ -92,11 +98,19 @@ pub fn plan(targets: &[Sector]) -> Vec<Sector> {
         .collect()
 }
 
+/// Whether every movement sector that `targets` need ([`plan`]) has a finished file in
+/// `dir`, checked whole: a run of [`generate_into`] would then solve nothing.
+pub fn is_finished(dir: &Path, variant: Variant, targets: &[Sector]) -> bool {
+    plan(targets)
+        .into_iter()
+        .all(|s| finished(dir, variant, s).is_ok())
+}
+
 /// Number of positions (up to symmetry) in these sectors.
 pub fn positions(sectors: &[Sector]) -> u64 {
     sectors
         .iter()
-        .map(|s| crate::index::orbit_count(s.us as usize, s.them as usize))
+        .map(|s| orbit_count(s.us as usize, s.them as usize))
         .sum()
 }
 
@@ -463,7 +477,7 @@ fn movement_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::file::Problem;
+    use morris_tablebase::file::Problem;
     use std::io;
 
     fn error(problem: Problem) -> Result<SectorFile, FileError> {

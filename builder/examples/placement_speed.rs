@@ -3,12 +3,12 @@
 //! out so that the reads touch real memory, as with real tables).
 //!
 //! ```text
-//! THREADS=1,2 cargo run --release -p morris-tablebase --example placement_speed -- 4-5+1-0
+//! THREADS=1,2 cargo run --release -p morris-builder --example placement_speed -- 4-5+1-0
 //! ```
 
+use morris_builder::{solve_placement, Silent};
 use morris_engine::Variant;
-use morris_tablebase::placement::{solve_placement, PlacementSector, SuccessorSector};
-use morris_tablebase::{SectorIndex, Silent, Value};
+use morris_tablebase::{PlacementSector, SectorIndex, SuccessorSector, Value};
 use std::error::Error;
 use std::time::Instant;
 

@@ -13,7 +13,7 @@
 //!    order, so every DTM is exact.
 //! 3. **Draws**: what never resolves is a draw.
 //!
-//! Symmetry: entries are orbits (see [`crate::index`]), and taking back the moves of a
+//! Symmetry: entries are orbits (see [`morris_tablebase::index`]), and taking back the moves of a
 //! representative reaches each predecessor orbit `|Stab(X)| / |Stab(P)|` times per
 //! forward move. Counters therefore start at `moves * 16 / |Stab(P)|` and each
 //! backward move subtracts `16 / |Stab(X)|`, which sums to exactly the start value.
@@ -34,11 +34,11 @@
 //! instead of following it. The initialisation prefetches its capture lookups the
 //! same way.
 
-use crate::index::SectorIndex;
-use crate::mmap::{prefetch, AtomicWords};
-use crate::sector::{Sector, Value, Wdl};
+use crate::progress::{Observer, Silent};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
+use morris_sys::{prefetch, AtomicWords};
+use morris_tablebase::{Sector, SectorIndex, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -71,73 +71,6 @@ pub enum GenerateError {
     /// A distance too long for the working encoding.
     #[error("a distance of {0} plies in sector {1} exceeds the working encoding")]
     DtmOverflow(u32, Sector),
-}
-
-/// Receives progress of a generation. All methods default to doing nothing.
-pub trait Observer: Sync {
-    /// A new phase starts, with `work` units to do (0 when unknown).
-    fn phase(&self, _name: &str, _work: u64) {}
-    /// `done` more units of the current phase are finished.
-    fn advance(&self, _done: u64) {}
-}
-
-/// An observer that ignores everything.
-pub struct Silent;
-impl Observer for Silent {}
-
-/// Counts of a solved sector.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SectorStats {
-    /// Positions up to symmetry.
-    pub positions: u64,
-    /// Won for the side to move.
-    pub wins: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Lost for the side to move.
-    pub losses: u64,
-    /// Longest win, in plies (0 if none).
-    pub longest_win: u16,
-    /// Longest loss, in plies (0 if none).
-    pub longest_loss: u16,
-}
-
-impl SectorStats {
-    /// The counts of a slice of stored values.
-    pub fn of(values: &[u16]) -> SectorStats {
-        let mut s = SectorStats::default();
-        for &v in values {
-            s.add(Value(v));
-        }
-        s
-    }
-
-    /// Add the counts of `other` (a sector summed into a total).
-    pub fn merge(&mut self, other: &SectorStats) {
-        self.positions += other.positions;
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        self.longest_win = self.longest_win.max(other.longest_win);
-        self.longest_loss = self.longest_loss.max(other.longest_loss);
-    }
-
-    /// Count one more position of value `v`.
-    pub fn add(&mut self, v: Value) {
-        self.positions += 1;
-        let d = v.dtm().unwrap_or(0);
-        match v.wdl() {
-            Wdl::Draw => self.draws += 1,
-            Wdl::Win => {
-                self.wins += 1;
-                self.longest_win = self.longest_win.max(d);
-            }
-            Wdl::Loss => {
-                self.losses += 1;
-                self.longest_loss = self.longest_loss.max(d);
-            }
-        }
-    }
 }
 
 /// One sector being solved.
@@ -665,16 +598,6 @@ impl Generator<'_> {
 mod tests {
     use super::*;
 
-    /// Stats count by result, not by the parity of the distance: placement values may
-    /// be inverted ("win in 0", "loss in 1").
-    #[test]
-    fn stats_count_inverted_values_by_their_result() {
-        let values = [Value::win(0).0, Value::loss(1).0, Value::win(3).0, 0];
-        let stats = SectorStats::of(&values);
-        assert_eq!((stats.wins, stats.draws, stats.losses), (2, 1, 1));
-        assert_eq!((stats.longest_win, stats.longest_loss), (3, 1));
-    }
-
     /// A distance beyond the working encoding is an error naming the sector, never a
     /// wrapped value: 3-4 solved over a 3-3 whose every position is "lost in 32764".
     #[test]
@@ -682,7 +605,7 @@ mod tests {
         let three = Sector::new(3, 3).expect("a sector");
         let four = Sector::new(3, 4).expect("a sector");
         let size = SectorIndex::get(3, 3).size() as usize;
-        let far_losses = vec![crate::sector::Value::decided(32_764).0; size];
+        let far_losses = vec![Value::decided(32_764).0; size];
         let captured = |s: Sector| (s == three).then_some(far_losses.as_slice());
         let err = solve_pair(Variant::Standard, four, &captured, &Silent).map(|_| ());
         assert!(

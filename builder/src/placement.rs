@@ -1,13 +1,5 @@
-//! Placement sectors: the positions with pieces in hand, solved in one pass.
-//!
-//! A [`PlacementSector`] holds the positions in which the side to move has `us` pieces
-//! on the board and `us_hand` in hand, its opponent `them` and `them_hand`, for the
-//! hands a game produces: the side to move has a piece to place, and as many in hand
-//! as its opponent (White to move) or one more (Black to move). Board counts run from
-//! 0 to 9, board plus hand is at most 9 a side. Colours are normalised to the side to
-//! move, as in movement sectors: a position is a pair of disjoint point sets `(u, t)`,
-//! numbered by the movement index of `(us, them)` ([`SectorIndex`]); the hands are
-//! part of the sector, not of the index.
+//! The placement pass: the sectors with pieces in hand ([`PlacementSector`]), solved
+//! in one pass from their successors.
 //!
 //! Order. Every turn of the placing phase takes a piece from a hand, so the pieces in
 //! hand strictly decrease and no position repeats: the sectors form a DAG, and each
@@ -29,8 +21,9 @@
 //!
 //! ```
 //! use morris_engine::Variant;
-//! use morris_tablebase::placement::{solve_game, PlacementSector};
-//! use morris_tablebase::{Silent, Value};
+//! use morris_builder::placement::solve_game;
+//! use morris_builder::Silent;
+//! use morris_tablebase::{PlacementSector, Value};
 //!
 //! // Two pieces a side: no mill can close, and White, placing first, places its last
 //! // piece holding two and loses by that move, the third of the game.
@@ -40,212 +33,18 @@
 //! assert_eq!(Value(values[0]), Value::loss(3));
 //! ```
 
-use crate::combin::{compress, BINOM};
-use crate::generate::Observer;
-use crate::index::{orbit_count, SectorIndex, UsSet};
-use crate::sector::{Sector, SectorId, Value, Wdl};
+use crate::progress::Observer;
 use morris_engine::{
     tables::{in_mills, MILLS},
     Bitboard, Color, Move, Point, Position, Setup, Variant, PIECES_PER_PLAYER, POINT_COUNT,
 };
+use morris_tablebase::combin::{compress, BINOM};
+use morris_tablebase::index::{SectorIndex, UsSet};
+use morris_tablebase::{PlacementSector, Sector, SuccessorSector, Value, Wdl};
 use rayon::prelude::*;
-use std::fmt;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::Arc;
 use thiserror::Error;
-
-/// The positions with these counts on the board and in hand, colours normalised to
-/// the side to move (see the module documentation for which counts are valid).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct PlacementSector {
-    /// Pieces of the side to move on the board.
-    pub us: u8,
-    /// Pieces of the opponent on the board.
-    pub them: u8,
-    /// Pieces of the side to move in hand (at least one).
-    pub us_hand: u8,
-    /// Pieces of the opponent in hand: `us_hand` or `us_hand - 1`.
-    pub them_hand: u8,
-}
-
-/// Where the positions after one turn of a placement sector lie.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum SuccessorSector {
-    /// Pieces remain in hand.
-    Placement(PlacementSector),
-    /// Both hands are empty.
-    Movement(Sector),
-}
-
-impl From<SuccessorSector> for SectorId {
-    fn from(s: SuccessorSector) -> SectorId {
-        match s {
-            SuccessorSector::Placement(p) => SectorId::Placement(p),
-            SuccessorSector::Movement(m) => SectorId::Movement(m),
-        }
-    }
-}
-
-impl SuccessorSector {
-    /// Board counts `(us, them)`: the sector of the index that numbers its positions.
-    fn board(self) -> (usize, usize) {
-        match self {
-            SuccessorSector::Placement(p) => (usize::from(p.us), usize::from(p.them)),
-            SuccessorSector::Movement(s) => (usize::from(s.us), usize::from(s.them)),
-        }
-    }
-}
-
-impl fmt::Display for SuccessorSector {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SuccessorSector::Placement(p) => p.fmt(f),
-            SuccessorSector::Movement(s) => s.fmt(f),
-        }
-    }
-}
-
-impl PlacementSector {
-    /// The sector, if the counts are ones a game produces (see the module docs).
-    pub fn new(us: u8, them: u8, us_hand: u8, them_hand: u8) -> Option<PlacementSector> {
-        let fits = |board: u8, hand: u8| u16::from(board) + u16::from(hand) <= 9;
-        let hands = us_hand >= 1 && (them_hand == us_hand || them_hand + 1 == us_hand);
-        (hands && fits(us, us_hand) && fits(them, them_hand)).then_some(PlacementSector {
-            us,
-            them,
-            us_hand,
-            them_hand,
-        })
-    }
-
-    /// The sector of a position, if it has pieces in hand in a way a game produces.
-    pub fn of(pos: &Position) -> Option<PlacementSector> {
-        let (side, other) = (pos.side_to_move(), pos.side_to_move().opponent());
-        let count = |c: Color| u8::try_from(pos.pieces(c).count()).ok();
-        PlacementSector::new(count(side)?, count(other)?, pos.hand(side), pos.hand(other))
-    }
-
-    /// Whether the side to move is White in a game (both hands equal).
-    pub fn white_to_move(self) -> bool {
-        self.us_hand == self.them_hand
-    }
-
-    /// The setup of board `(us, them)` of this sector in the colours a game gives it:
-    /// White moves when the hands are equal, Black when it holds one more.
-    pub fn game_setup(self, us: Bitboard, them: Bitboard) -> Setup {
-        if self.white_to_move() {
-            Setup {
-                pieces: [us, them],
-                hand: [self.us_hand, self.them_hand],
-                side_to_move: Color::White,
-            }
-        } else {
-            Setup {
-                pieces: [them, us],
-                hand: [self.them_hand, self.us_hand],
-                side_to_move: Color::Black,
-            }
-        }
-    }
-
-    /// Number of positions up to symmetry (entries of its table).
-    pub fn size(self) -> u64 {
-        orbit_count(usize::from(self.us), usize::from(self.them))
-    }
-
-    /// Pieces on the board and in hand of the side to move and of its opponent.
-    pub fn material(self) -> (u8, u8) {
-        (self.us + self.us_hand, self.them + self.them_hand)
-    }
-
-    /// The sector a placement leads to, with a capture or without; `None` when every
-    /// such position has ended the game by rule 1 (a side with an empty hand and at
-    /// most two pieces), or when the capture cannot happen (no opponent piece on the
-    /// board, or fewer than three of ours after the placement).
-    pub fn after_placement(self, capture: bool) -> Option<SuccessorSector> {
-        let captured = u8::from(capture);
-        if capture && (self.them == 0 || self.us + 1 < 3) {
-            return None;
-        }
-        // The opponent moves next: its counts come first.
-        let (us, them) = (self.them - captured, self.us + 1);
-        let (us_hand, them_hand) = (self.them_hand, self.us_hand - 1);
-        let reduced = |board: u8, hand: u8| hand == 0 && board <= 2;
-        if reduced(us, us_hand) || reduced(them, them_hand) {
-            return None;
-        }
-        if us_hand == 0 && them_hand == 0 {
-            Sector::new(us, them).map(SuccessorSector::Movement)
-        } else {
-            PlacementSector::new(us, them, us_hand, them_hand).map(SuccessorSector::Placement)
-        }
-    }
-
-    /// The sectors whose values this one is solved from (at most two: a placement
-    /// without capture and one with).
-    pub fn successors(self) -> Vec<SuccessorSector> {
-        [false, true]
-            .into_iter()
-            .filter_map(|capture| self.after_placement(capture))
-            .collect()
-    }
-
-    /// Every sector of a game with `max_pieces` pieces a side (at most 9; more counts
-    /// as 9), fewest pieces in hand first, so that each sector's successors come
-    /// before it. Includes the sectors in which a side holds fewer than three pieces
-    /// on the board and in hand: it loses only when its hand is empty.
-    pub fn all(max_pieces: u8) -> Vec<PlacementSector> {
-        let n = max_pieces.min(PIECES_PER_PLAYER);
-        let mut out = Vec::new();
-        for in_hand in 1..=2 * n {
-            let us_hand = in_hand.div_ceil(2);
-            let them_hand = in_hand / 2;
-            for us in 0..=n.saturating_sub(us_hand) {
-                for them in 0..=n.saturating_sub(them_hand) {
-                    out.extend(PlacementSector::new(us, them, us_hand, them_hand));
-                }
-            }
-        }
-        out
-    }
-}
-
-impl fmt::Display for PlacementSector {
-    /// Board counts, then hands, side to move first: `3-4+5-4` is three pieces on the
-    /// board and five in hand against four and four.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}-{}+{}-{}",
-            self.us, self.them, self.us_hand, self.them_hand
-        )
-    }
-}
-
-impl std::str::FromStr for PlacementSector {
-    type Err = String;
-
-    /// Parse `US-THEM+USHAND-THEMHAND`, like `3-4+5-4`.
-    fn from_str(s: &str) -> Result<PlacementSector, String> {
-        let bad = || {
-            format!(
-                "placement sector '{s}' is not US-THEM+USHAND-THEMHAND (board counts, then \
-                 hands, like 3-4+5-4) with the side to move holding a piece to place and as \
-                 many as its opponent or one more, and at most 9 a side"
-            )
-        };
-        let pair = |text: &str| -> Result<(u8, u8), String> {
-            let (a, b) = text.split_once('-').ok_or_else(bad)?;
-            Ok((
-                a.trim().parse().map_err(|_| bad())?,
-                b.trim().parse().map_err(|_| bad())?,
-            ))
-        };
-        let (board, hands) = s.split_once('+').ok_or_else(bad)?;
-        let ((us, them), (us_hand, them_hand)) = (pair(board)?, pair(hands)?);
-        PlacementSector::new(us, them, us_hand, them_hand).ok_or_else(bad)
-    }
-}
 
 /// Why a placement sector could not be solved.
 #[derive(Debug, Error)]
@@ -717,110 +516,10 @@ pub fn solve_game<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Silent;
+    use crate::progress::Silent;
 
     fn sector(text: &str) -> PlacementSector {
         text.parse().expect("a placement sector")
-    }
-
-    /// Full-game counts: with at least three pieces a side on the board and in hand,
-    /// 497 sectors; the published 449 (17,856,741,338 positions) leave out the 48 in
-    /// which the opponent of the side to move has no piece on the board, except the
-    /// start of the game (22,481 positions, most of them unreachable). With the
-    /// sectors of a side holding fewer than three, 615.
-    #[test]
-    fn the_full_game_has_the_published_counts() {
-        let all = PlacementSector::all(9);
-        let size = |s: &[PlacementSector]| s.iter().map(|s| s.size()).sum::<u64>();
-        assert_eq!(all.len(), 615);
-        assert_eq!(size(&all), 17_874_891_168);
-        let three: Vec<_> = all
-            .iter()
-            .copied()
-            .filter(|s| s.material().0 >= 3 && s.material().1 >= 3)
-            .collect();
-        assert_eq!(three.len(), 497);
-        assert_eq!(size(&three), 17_856_763_819);
-        let start = sector("0-0+9-9");
-        let (left_out, published): (Vec<_>, Vec<_>) =
-            three.iter().partition(|&&s| s.them == 0 && s != start);
-        assert_eq!((left_out.len(), size(&left_out)), (48, 22_481));
-        assert_eq!((published.len(), size(&published)), (449, 17_856_741_338));
-    }
-
-    #[test]
-    fn successors_come_first_and_stay_in_the_game() {
-        for max in 0..=9 {
-            let all = PlacementSector::all(max);
-            for (i, s) in all.iter().enumerate() {
-                assert!(s.material().0 <= max && s.material().1 <= max);
-                for next in s.successors() {
-                    match next {
-                        SuccessorSector::Placement(p) => {
-                            let j = all.iter().position(|t| *t == p);
-                            assert!(j.is_some_and(|j| j < i), "{s} needs {p}");
-                        }
-                        SuccessorSector::Movement(m) => {
-                            assert!(m.us <= max && m.them <= max, "{s} needs {m}");
-                            assert_eq!(s.us_hand + s.them_hand, 1);
-                        }
-                    }
-                }
-            }
-        }
-        assert!(PlacementSector::all(0).is_empty());
-        assert_eq!(PlacementSector::all(1).len(), 3);
-        assert_eq!(PlacementSector::all(12), PlacementSector::all(9));
-    }
-
-    #[test]
-    fn successor_sectors_follow_the_counts() {
-        use SuccessorSector::{Movement, Placement};
-        // White to move: Black moves next with one piece more in hand.
-        assert_eq!(
-            sector("3-4+5-5").successors(),
-            vec![Placement(sector("4-4+5-4")), Placement(sector("3-4+5-4"))]
-        );
-        // Black's last placement leads to the movement phase.
-        assert_eq!(
-            sector("4-5+1-0").successors(),
-            vec![
-                Movement(Sector::new(5, 5).expect("a sector")),
-                Movement(Sector::new(4, 5).expect("a sector"))
-            ]
-        );
-        // A capture that leaves White two pieces with an empty hand ends the game.
-        assert_eq!(
-            sector("4-3+1-0").successors(),
-            vec![Movement(Sector::new(3, 5).expect("a sector"))]
-        );
-        // Two pieces can close no mill; placing the last of them loses at once.
-        assert_eq!(sector("1-3+1-1").successors(), vec![]);
-        assert_eq!(sector("1-0+3-3").after_placement(true), None);
-    }
-
-    #[test]
-    fn sectors_parse_and_print() {
-        let s = sector("3-4+5-4");
-        assert_eq!((s.us, s.them, s.us_hand, s.them_hand), (3, 4, 5, 4));
-        assert_eq!(s.to_string(), "3-4+5-4");
-        assert!(!s.white_to_move());
-        for bad in [
-            "3-4",
-            "3-4+4-5",
-            "3-4+0-0",
-            "5-4+5-4",
-            "3-4+5-3",
-            "x-4+5-4",
-            "3-4+5-4-1",
-            "",
-        ] {
-            assert!(bad.parse::<PlacementSector>().is_err(), "{bad}");
-        }
-        let start = Position::start(Variant::Standard);
-        assert_eq!(PlacementSector::of(&start), Some(sector("0-0+9-9")));
-        let played = start.play(start.legal_moves()[0]).expect("a legal move");
-        assert_eq!(PlacementSector::of(&played), Some(sector("0-1+9-8")));
     }
 
     fn movement(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {

@@ -1,0 +1,419 @@
+//! Packing: the compact files (`morris_tablebase::compact`) of a raw sector file,
+//! each block compressed alone with zstd, estimates of their sizes, and which files
+//! a resumed run may keep ([`packed_from`]).
+
+use crate::write::{write_at, write_safely};
+use morris_tablebase::compact::{
+    compact_name, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
+};
+use morris_tablebase::{FileError, SectorFile, SectorId};
+use rayon::prelude::*;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// log2 of the positions of a block of a compact file of `kind` and `sector`, as
+/// [`pack_sector`] writes them. A
+/// probe that misses the cache decompresses a whole block. DTM files of movement
+/// sectors, which searches read, have blocks of 4 Ki positions (6% larger than of
+/// 16 Ki, sector 8-8, level 19, sampled; the 7+7 empty-board proof ran at 72% of
+/// the raw tables' speed, against 60% with 16 Ki). DTM files of placement sectors
+/// have blocks of 16 Ki: a complete set answers a position with pieces in hand by
+/// a lookup, not a search, and the larger blocks are 6% smaller (every 200th block
+/// of each game's placement set at level 13: Standard 2.926 against 2.753 bits a
+/// position, No-flying 3.133 against 2.951; blocks of 64 Ki gained only 0.3% more).
+/// Win/draw/loss files, read for single answers, have blocks of 64 Ki (blocks of
+/// 16 Ki came out 10% larger).
+pub fn block_log2(kind: Kind, sector: SectorId) -> u8 {
+    match (kind, sector) {
+        (Kind::Wdl, _) => 16,
+        (Kind::Dtm, SectorId::Movement(_)) => 12,
+        (Kind::Dtm, SectorId::Placement(_)) => 14,
+    }
+}
+
+/// Blocks compressed in parallel before they are written in order.
+const BATCH: usize = 64;
+
+/// The zstd level `morris pack` uses for a kind unless told otherwise: measured
+/// (Standard 7-7 and 6-8+2-1, sampled), level 16 writes `.wdl` files within 1% of
+/// level 19's size in half its time, and level 13 `.dtm` files within 0.5% in half
+/// its time; below those the `.wdl` files grow by a fifth.
+pub const fn default_level(kind: Kind) -> i32 {
+    match kind {
+        Kind::Wdl => 16,
+        Kind::Dtm => 13,
+    }
+}
+/// The sizes [`pack_sector`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed {
+    /// What the file holds.
+    pub kind: Kind,
+    /// Positions.
+    pub entries: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+impl Packed {
+    /// Bits of file a position.
+    pub fn bits_per_position(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.entries.max(1) as f64
+    }
+}
+
+/// Write the compact file of `kind` of a raw sector file into `dir`, compressing at
+/// zstd `level` (1 to 22) on the threads of the current rayon pool. Every block of
+/// the raw file is checked against its checksum first.
+///
+/// # Errors
+/// A [`FileError`] naming the raw file (damaged or unreadable) or the file written
+/// (a failure to write: no file with the final name is left behind).
+pub fn pack_sector(
+    raw: &SectorFile,
+    dir: &Path,
+    kind: Kind,
+    level: i32,
+) -> Result<Packed, FileError> {
+    let codes = raw.entries()?;
+    let header = raw.header();
+    let name = compact_name(header.variant, header.sector, kind);
+    let bytes = write_safely(dir, &name, |file| {
+        let block_log2 = block_log2(kind, header.sector);
+        let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
+        let index_len = INDEX_ENTRY * blocks.len();
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        // The header and index are known at the end; they are written last, in place.
+        out.write_all(&vec![0; HEADER_LEN + index_len])?;
+        let mut index = Vec::with_capacity(index_len);
+        let mut end = 0u64;
+        for batch in blocks.chunks(BATCH) {
+            let compressed: Vec<io::Result<Vec<u8>>> = batch
+                .par_iter()
+                .map(|block| {
+                    let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
+                    compress(&mapped, level)
+                })
+                .collect();
+            for data in compressed {
+                let data = data?;
+                out.write_all(&data)?;
+                end += data.len() as u64;
+                index.extend_from_slice(&end.to_le_bytes());
+                index.extend_from_slice(&xxh3_64(&data).to_le_bytes());
+            }
+        }
+        out.flush()?;
+        drop(out);
+        let compact = CompactHeader {
+            kind,
+            variant: header.variant,
+            sector: header.sector,
+            entries: header.entries,
+            index_sum: xxh3_64(&index),
+            stats: header.stats,
+            data_len: end,
+            level: u8::try_from(level).unwrap_or(0),
+            block_log2,
+            source: Some(header.checksum),
+        };
+        write_at(file, &compact.encode(), 0)?;
+        write_at(file, &index, HEADER_LEN as u64)?;
+        Ok(compact.file_len())
+    })?;
+    Ok(Packed {
+        kind,
+        entries: header.entries,
+        bytes,
+    })
+}
+
+/// Why a compact file found where packing resumes is not kept.
+#[derive(Debug, thiserror::Error)]
+pub enum Stale {
+    /// It is damaged or cannot be read.
+    #[error(transparent)]
+    Bad(#[from] FileError),
+    /// It does not say which raw file it was packed from (format version 1).
+    #[error("{}: packed by an older morris, which did not record the raw file it came from", .0.display())]
+    NoSource(PathBuf),
+    /// It was packed from another raw file.
+    #[error("{}: packed from another raw file than {}", path.display(), raw.display())]
+    OtherSource {
+        /// The compact file.
+        path: PathBuf,
+        /// The raw file being packed.
+        raw: PathBuf,
+    },
+}
+
+/// Whether the compact file `id` at `path` may be kept when packing resumes: its
+/// length when it was packed from `raw` (by the raw file's checksum in its header) and
+/// every block and count of it checks; `None` when there is none.
+///
+/// # Errors
+/// [`Stale`]: why it is packed again.
+pub fn packed_from(path: &Path, id: CompactId, raw: &SectorFile) -> Result<Option<u64>, Stale> {
+    // A file with the final name was complete when written (under a temporary name);
+    // its header says whether it is the file wanted, and its blocks whether it still is.
+    let done = match CompactFile::open(path, id, Arc::default()) {
+        Ok(done) => done,
+        Err(e) if e.problem.is_missing() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match done.header().source {
+        None => return Err(Stale::NoSource(path.to_path_buf())),
+        Some(sum) if sum != raw.header().checksum => {
+            return Err(Stale::OtherSource {
+                path: path.to_path_buf(),
+                raw: raw.path().to_path_buf(),
+            })
+        }
+        Some(_) => {}
+    }
+    done.check()?;
+    Ok(Some(done.header().file_len()))
+}
+
+/// Estimate the size of the compact file of `kind` of a raw sector file without
+/// writing it: every `every`-th block is compressed as [`pack_sector`] would.
+/// Returns the positions sampled and their compressed bytes.
+///
+/// # Errors
+/// A [`FileError`] naming the raw file when it is damaged or unreadable.
+pub fn estimate_sector(
+    raw: &SectorFile,
+    kind: Kind,
+    level: i32,
+    every: usize,
+) -> Result<(u64, u64), FileError> {
+    let codes = raw.entries()?;
+    let sampled: Vec<&[u8]> = codes
+        .chunks(1 << block_log2(kind, raw.header().sector))
+        .step_by(every.max(1))
+        .collect();
+    let sizes: Vec<io::Result<usize>> = sampled
+        .par_iter()
+        .map(|block| {
+            let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
+            compress(&mapped, level).map(|d| d.len())
+        })
+        .collect();
+    let mut bytes = 0u64;
+    for size in sizes {
+        bytes += size.map_err(|e| FileError::new(raw.path(), e))? as u64;
+    }
+    let positions = sampled.iter().map(|b| b.len() as u64).sum();
+    Ok((positions, bytes))
+}
+
+/// Bytes of a compact file of `kind` and `sector` besides its compressed data (header
+/// and block index).
+pub fn overhead(kind: Kind, sector: SectorId, entries: u64) -> u64 {
+    HEADER_LEN as u64 + INDEX_ENTRY as u64 * entries.div_ceil(1 << block_log2(kind, sector))
+}
+
+/// Compress one block at `level`, with this thread's compression context (kept from
+/// block to block: making one for every block allocated and set up its tables anew).
+fn compress(data: &[u8], level: i32) -> io::Result<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.as_ref().is_none_or(|(l, _)| *l != level) {
+            *c = Some((level, zstd::bulk::Compressor::new(level)?));
+        }
+        match c.as_mut() {
+            Some((_, z)) => z.compress(data),
+            None => Err(io::Error::other("no compression context")),
+        }
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::generate::solve_pair;
+    use crate::progress::Silent;
+    use crate::write::write_sector;
+    use morris_engine::Variant;
+    use morris_tablebase::compact::BlockCache;
+    use morris_tablebase::file::Problem;
+    use morris_tablebase::{Sector, Value};
+    use std::fs;
+
+    pub(crate) fn packed_3_3() -> (tempfile::TempDir, SectorFile, Vec<u16>) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let three = Sector::new(3, 3).expect("a sector");
+        let (_, values) = solve_pair(Variant::Standard, three, &|_| None, &Silent)
+            .expect("solved")
+            .remove(0);
+        write_sector(dir.path(), Variant::Standard, three, &values).expect("written");
+        let raw = SectorFile::open(
+            &dir.path().join("standard-3-3.tb"),
+            Variant::Standard,
+            three,
+        )
+        .expect("opens");
+        for kind in Kind::ALL {
+            pack_sector(&raw, dir.path(), kind, 3).expect("packed");
+        }
+        (dir, raw, values)
+    }
+
+    pub(crate) fn open(dir: &Path, kind: Kind, cache: usize) -> CompactFile {
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let path = dir.join(compact_name(Variant::Standard, three, kind));
+        CompactFile::open(
+            &path,
+            (Variant::Standard, three, kind),
+            Arc::new(BlockCache::new(cache)),
+        )
+        .expect("opens")
+    }
+
+    /// Every value of a sector reads back from both kinds, through a cache of one
+    /// block a shard (so blocks are evicted and read again), and both files pass
+    /// their own check and the comparison with the raw file.
+    #[test]
+    fn every_value_reads_back() {
+        let (dir, raw, values) = packed_3_3();
+        let wdl = open(dir.path(), Kind::Wdl, 0);
+        let dtm = open(dir.path(), Kind::Dtm, 0);
+        assert!(wdl.header().blocks() > 1, "several blocks");
+        for (i, &v) in values.iter().enumerate() {
+            let v = Value(v);
+            assert_eq!(dtm.value(i as u64).expect("good"), v, "entry {i}");
+            assert_eq!(wdl.value(i as u64).expect("good"), Value::wdl_only(v.wdl()));
+        }
+        for f in [&wdl, &dtm] {
+            f.check().expect("checks");
+            crate::verify::compare(f, &raw).expect("same values");
+            assert!(f.header().file_len() < raw.header().file_len() / 2);
+        }
+        assert!(wdl.value(values.len() as u64).is_err());
+    }
+
+    /// A flipped byte in any block's data is an error naming the file and the block's
+    /// entries, on probe and on check; a flipped byte in the index is one too.
+    #[test]
+    fn a_damaged_block_is_named_and_never_answers() {
+        let (dir, _, values) = packed_3_3();
+        let path = dir.path().join("standard-3-3.wdl");
+        let good = fs::read(&path).expect("read");
+        let header = *open(dir.path(), Kind::Wdl, 1 << 20).header();
+        let data_start = header.data_start() as usize;
+        let mut bad = good.clone();
+        bad[data_start + 5] ^= 0x40;
+        fs::write(&path, &bad).expect("written");
+        let f = open(dir.path(), Kind::Wdl, 1 << 20);
+        let e = f.value(3).expect_err("damaged");
+        assert!(e.to_string().contains("standard-3-3.wdl"), "{e}");
+        assert!(
+            matches!(e.problem, Problem::Checksum { first: 0, last } if last == (1 << 16) - 1),
+            "{e}"
+        );
+        assert!(f.check().is_err());
+        // The other blocks still answer.
+        let last = values.len() as u64 - 1;
+        assert_eq!(
+            f.value(last).expect("good").wdl(),
+            Value(values[last as usize]).wdl()
+        );
+
+        let mut bad = good.clone();
+        bad[HEADER_LEN + 3] ^= 1;
+        fs::write(&path, &bad).expect("written");
+        let f = open(dir.path(), Kind::Wdl, 1 << 20);
+        assert!(matches!(
+            f.value(0).expect_err("damaged").problem,
+            Problem::BlockSums
+        ));
+
+        let mut bad = good;
+        bad[20] ^= 1;
+        fs::write(&path, &bad).expect("written");
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Wdl), Arc::default())
+            .expect_err("bad header");
+        assert!(matches!(e.problem, Problem::HeaderChecksum), "{e}");
+    }
+
+    /// A file of format version 1 (no raw file's checksum) still reads, with no
+    /// source; a version to come and an unknown codec are refused as such.
+    #[test]
+    fn older_versions_read_and_unknown_ones_are_named() {
+        let (dir, raw, values) = packed_3_3();
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let path = dir.path().join("standard-3-3.dtm");
+        let current = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(current.header().source, Some(raw.header().checksum));
+        let good = fs::read(&path).expect("read");
+        let reseal = |bytes: &mut Vec<u8>| {
+            let sum = xxh3_64(&bytes[0..120]);
+            bytes[120..128].copy_from_slice(&sum.to_le_bytes());
+        };
+        let mut old = good.clone();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        old[80..88].fill(0);
+        reseal(&mut old);
+        fs::write(&path, &old).expect("written");
+        let f = open(dir.path(), Kind::Dtm, 0);
+        assert_eq!(f.header().source, None);
+        assert_eq!(f.value(7).expect("good"), Value(values[7]));
+        f.check().expect("good");
+        // Version 1 had no source: a byte there is a damaged header.
+        let mut odd = old.clone();
+        odd[81] = 1;
+        reseal(&mut odd);
+        fs::write(&path, &odd).expect("written");
+        let opened = |bytes: &[u8]| {
+            fs::write(&path, bytes).expect("written");
+            CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+        };
+        assert!(matches!(
+            opened(&odd).expect_err("bad").problem,
+            Problem::Reserved(81)
+        ));
+        let mut newer = good.clone();
+        newer[8..12].copy_from_slice(&3u32.to_le_bytes());
+        reseal(&mut newer);
+        let e = opened(&newer).expect_err("unknown");
+        assert!(
+            matches!(
+                e.problem,
+                Problem::CompactVersion {
+                    found: 3,
+                    newest: 2
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("compact format version 3"), "{e}");
+        let mut codec = good;
+        codec[63] = 9;
+        reseal(&mut codec);
+        let e = opened(&codec).expect_err("unknown");
+        assert!(matches!(e.problem, Problem::Codec(9)), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_file_is_refused_at_open() {
+        let (dir, _, _) = packed_3_3();
+        let path = dir.path().join("standard-3-3.dtm");
+        let len = fs::metadata(&path).expect("there").len();
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("opens");
+        f.set_len(len - 1).expect("truncated");
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+            .expect_err("short");
+        assert!(matches!(e.problem, Problem::Length { .. }), "{e}");
+    }
+}
