@@ -75,9 +75,9 @@ pub const BLOCK_LOG2: u8 = 12;
 pub const BLOCK: usize = 1 << BLOCK_LOG2;
 /// The version of old movement files (one `u16` a value), converted by the builder's
 /// `convert`.
-pub const OLD_MOVEMENT: u32 = 1;
+const OLD_MOVEMENT: u32 = 1;
 /// The version of old placement files (one byte, one payload checksum).
-pub const OLD_PLACEMENT: u32 = 2;
+const OLD_PLACEMENT: u32 = 2;
 /// The value encoding of old movement files: one `u16` an entry.
 const ENCODING_DTM16: u8 = 1;
 /// Largest code of a plain value in encoding 2 (DTM 235).
