@@ -521,4 +521,25 @@ mod tests {
             assert!(matches!(Found::of(error(p)), Found::Unreadable(_)));
         }
     }
+
+    /// A set is finished once every sector it needs has a good file: not before it is
+    /// generated, and not once one of them is damaged.
+    #[test]
+    fn a_set_is_finished_when_every_file_it_needs_is_good() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let four = Sector::new(4, 3).expect("a sector");
+        let variant = Variant::NoFlying;
+        assert!(!is_finished(dir.path(), variant, &[four]));
+        generate_into(dir.path(), variant, &[four], &Silent).expect("generated");
+        assert!(is_finished(dir.path(), variant, &[four]));
+        assert!(!is_finished(dir.path(), Variant::Standard, &[four]));
+        let three = dir
+            .path()
+            .join(file_name(variant, Sector::new(3, 3).expect("a sector")));
+        let mut bytes = std::fs::read(&three).expect("written");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&three, bytes).expect("damaged");
+        assert!(!is_finished(dir.path(), variant, &[four]));
+    }
 }

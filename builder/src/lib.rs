@@ -7,7 +7,7 @@
 //! - [`generate`]: parallel retrograde analysis of a pair of movement sectors.
 //! - [`placement`]: the placement pass, the sectors with pieces in hand.
 //! - [`driver`]: generating a set of sectors into a directory, resumably.
-//! - [`write`]: writing raw files safely (temporary name, sync, rename).
+//! - [`mod@write`]: writing raw files safely (temporary name, sync, rename).
 //! - [`verify`]: an independent recomputation of stored values, and checks of files.
 //! - [`pack`]: compact files from raw ones.
 //! - [`convert`]: raw files of older format versions rewritten in the current one.

@@ -2,7 +2,7 @@
 //! temporary name, synced, then renamed, so that a file with the final name is always
 //! complete and an interrupted run leaves nothing that looks finished. The compact
 //! files of [`crate::pack`] and the conversions of [`crate::convert`] are written the
-//! same way ([`write_safely`]).
+//! same way.
 
 use morris_engine::Variant;
 use morris_tablebase::file::{

@@ -88,15 +88,11 @@ impl<'a> Tablebases<'a> {
         let Some(tb) = self.tb else {
             return false;
         };
-        let total = |c| pos.pieces(c).count() as usize + usize::from(pos.hand(c));
+        // A side has at most nine pieces on the board and in hand.
+        let total = |c| pos.pieces(c).count() as u8 + pos.hand(c);
         let (w, b) = (total(Color::White), total(Color::Black));
-        let loaded = |us: usize, them: usize| {
-            let sector = u8::try_from(us)
-                .ok()
-                .zip(u8::try_from(them).ok())
-                .and_then(|(us, them)| Sector::new(us, them));
-            sector.is_some_and(|s| tb.contains(pos.variant(), s))
-        };
+        let loaded =
+            |us, them| Sector::new(us, them).is_some_and(|s| tb.contains(pos.variant(), s));
         loaded(w, b) && loaded(b, w)
     }
 

@@ -1,4 +1,4 @@
-//! The on-disk format of a sector, writing it safely and opening it in layers.
+//! The on-disk format of a sector (the raw file), its header, and opening it in layers.
 //!
 //! One file per variant and sector. A movement sector (both hands empty) is named
 //! `<variant>-<us>-<them>.tb` (for example `standard-8-9.tb`); a placement sector is
@@ -38,9 +38,9 @@
 //!
 //! Files are written by the builder (`morris-builder`), which encodes the header with
 //! [`Header::encode`]: to `<name>.tmp`, synced, then renamed, so that a file with the
-//! final name is always complete. Opening checks, in order and before mapping or reading the
-//! payload: that the name is a regular file (opened without blocking, so a FIFO
-//! cannot hang the program), that it holds at least a header, the header's magic,
+//! final name is always complete. Opening checks, in order and before mapping or
+//! reading the payload: that the name is a regular file (opened without blocking, so a
+//! FIFO cannot hang the program), that it holds at least a header, the header's magic,
 //! checksum, version, encoding, variant and sector against the name, the entry count
 //! against the sector's size, then that the length is exactly what the header says.
 //! The block checksums are checked against the header on the first use of the file,
@@ -75,9 +75,9 @@ pub const BLOCK_LOG2: u8 = 12;
 pub const BLOCK: usize = 1 << BLOCK_LOG2;
 /// The version of old movement files (one `u16` a value), converted by the builder's
 /// `convert`.
-pub const OLD_MOVEMENT: u32 = 1;
+const OLD_MOVEMENT: u32 = 1;
 /// The version of old placement files (one byte, one payload checksum).
-pub const OLD_PLACEMENT: u32 = 2;
+const OLD_PLACEMENT: u32 = 2;
 /// The value encoding of old movement files: one `u16` an entry.
 const ENCODING_DTM16: u8 = 1;
 /// Largest code of a plain value in encoding 2 (DTM 235).
