@@ -113,7 +113,9 @@ pub fn analyze_with(
                 if complete {
                     round(depth, &slots.sorted());
                 }
-                if !complete || slots.all_final() || Instant::now() >= deadline {
+                // A round cut short by the node limit of some moves goes on with the
+                // others; one cut by the deadline ends the analysis.
+                if slots.all_final() || Instant::now() >= deadline {
                     break;
                 }
             }
@@ -240,7 +242,7 @@ impl Slots {
                 slot.last = true;
             } else if !reached {
                 // Cut by the deadline (the caller stops there) or by the node limit,
-                // which a deeper round would hit the sooner.
+                // which a deeper round would hit the sooner: this move is done.
                 complete = false;
                 slot.last = limits.nodes.is_some();
             }
