@@ -190,17 +190,9 @@ impl Slots {
         }
         for slot in &mut slots {
             if matches!(slot.kind, Kind::Repetition) {
-                // As `search` scores it inside the tree (the game did not end first).
-                slot.result = Some(SearchResult {
-                    score: 0,
-                    value: None,
-                    provenance: Provenance::Estimate,
-                    best: None,
-                    pv: Vec::new(),
-                    depth: 0,
-                    stats: Stats::default(),
-                    time: Duration::ZERO,
-                });
+                // A draw by the search's rule, as `search` scores it inside the tree
+                // (the game did not end first): score 0, an estimate.
+                slot.result = Some(unsearched());
                 slot.last = true;
             }
         }
@@ -302,7 +294,8 @@ impl Slots {
     }
 }
 
-/// A move no round reached (only when a tablebase answered the root).
+/// A result with nothing searched: score 0, an estimate at depth 0 (a move no round
+/// reached, or a move back to a state of the game).
 fn unsearched() -> SearchResult {
     SearchResult {
         score: 0,
