@@ -1110,3 +1110,41 @@ fn a_side_that_places_its_last_piece_into_defeat_loses() {
         }
     }
 }
+
+/// A node limit holds for each move's search of an analysis with a time limit too: a
+/// move that reaches it stops deepening, the others go on to their own.
+#[test]
+fn analysis_with_a_node_limit_deepens_each_move_to_its_own() {
+    let pos = morris_engine::notation::parse_position(
+        "WW./.B./W.B/BW..BW/.../.../... w 0 0",
+        Variant::Standard,
+    )
+    .unwrap();
+    let nodes = 20_000;
+    let limits = Limits {
+        time: Some(std::time::Duration::from_secs(600)),
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let analysis = analyze(&mut Searcher::new(None, 16).unwrap(), &pos, limits, &[]).unwrap();
+    for a in &analysis.moves {
+        let alone = Searcher::new(None, 16)
+            .unwrap()
+            .search(&pos.play_unchecked(a.mv), depth_and_nodes(nodes), &[])
+            .unwrap();
+        assert!(
+            a.result.depth + 1 >= alone.depth,
+            "{}: depth {} in the analysis, {} alone within {nodes} nodes",
+            a.mv,
+            a.result.depth,
+            alone.depth
+        );
+    }
+}
+
+fn depth_and_nodes(nodes: u64) -> Limits {
+    Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    }
+}

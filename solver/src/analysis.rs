@@ -113,7 +113,9 @@ pub fn analyze_with(
                 if complete {
                     round(depth, &slots.sorted());
                 }
-                if !complete || slots.all_final() || Instant::now() >= deadline {
+                // A round cut short by the node limit of some moves goes on with the
+                // others; one cut by the deadline ends the analysis.
+                if slots.all_final() || Instant::now() >= deadline {
                     break;
                 }
             }
@@ -188,17 +190,9 @@ impl Slots {
         }
         for slot in &mut slots {
             if matches!(slot.kind, Kind::Repetition) {
-                // As `search` scores it inside the tree (the game did not end first).
-                slot.result = Some(SearchResult {
-                    score: 0,
-                    value: None,
-                    provenance: Provenance::Estimate,
-                    best: None,
-                    pv: Vec::new(),
-                    depth: 0,
-                    stats: Stats::default(),
-                    time: Duration::ZERO,
-                });
+                // A draw by the search's rule, as `search` scores it inside the tree
+                // (the game did not end first): score 0, an estimate.
+                slot.result = Some(unsearched());
                 slot.last = true;
             }
         }
@@ -240,7 +234,7 @@ impl Slots {
                 slot.last = true;
             } else if !reached {
                 // Cut by the deadline (the caller stops there) or by the node limit,
-                // which a deeper round would hit the sooner.
+                // which a deeper round would hit the sooner: this move is done.
                 complete = false;
                 slot.last = limits.nodes.is_some();
             }
@@ -300,7 +294,8 @@ impl Slots {
     }
 }
 
-/// A move no round reached (only when a tablebase answered the root).
+/// A result with nothing searched: score 0, an estimate at depth 0 (a move no round
+/// reached, or a move back to a state of the game).
 fn unsearched() -> SearchResult {
     SearchResult {
         score: 0,
