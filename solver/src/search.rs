@@ -23,7 +23,7 @@ use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
 use morris_engine::{Color, Move, Position, Symmetry};
 use morris_tablebase::{Tablebase, Wdl};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Nodes with at least this much depth left try an enhanced transposition cutoff.
@@ -151,6 +151,9 @@ pub struct SearchResult {
 pub struct Searcher<'a> {
     tb: Tablebases<'a>,
     tt: TranspositionTable,
+    /// Raised from outside (an engine's `stop`): every search ends as soon as its
+    /// workers see it, with the last completed iteration.
+    external_stop: Option<Arc<AtomicBool>>,
 }
 
 /// One thread of a search: its path, counters and limits, over the shared table.
@@ -170,6 +173,8 @@ struct Worker<'s> {
     node_limit: Option<u64>,
     /// Raised by the first worker to finish.
     stop: &'s AtomicBool,
+    /// Raised from outside ([`Searcher::set_stop`]).
+    external_stop: Option<&'s AtomicBool>,
     stopped: bool,
     /// The first error met; it stops the search.
     failure: Option<SearchError>,
@@ -184,7 +189,16 @@ impl<'a> Searcher<'a> {
         Ok(Searcher {
             tb: Tablebases::new(tb),
             tt: TranspositionTable::new(hash_mb)?,
+            external_stop: None,
         })
+    }
+
+    /// Let `stop` end this searcher's searches: whoever holds it raises it, and a
+    /// running search returns within a few hundred nodes with the result of its last
+    /// completed iteration (as on its time limit). The flag is never lowered here:
+    /// its owner lowers it before the next search.
+    pub fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.external_stop = Some(stop);
     }
 
     /// Search a position. `history` holds the full-state hashes of the game's
@@ -384,6 +398,7 @@ impl<'a> Searcher<'a> {
         let answer = Mutex::new(None);
         let total = Mutex::new(Stats::default());
         let (tb, tt) = (&self.tb, &self.tt);
+        let external_stop = self.external_stop.as_deref();
         let run = |id: usize| {
             let mut worker = Worker {
                 tb,
@@ -395,6 +410,7 @@ impl<'a> Searcher<'a> {
                 deadline,
                 node_limit: limits.nodes,
                 stop: &stop,
+                external_stop,
                 stopped: false,
                 failure: None,
             };
@@ -547,7 +563,8 @@ impl Worker<'_> {
         if self.stats.nodes & 255 == 0 {
             let time_up = self.deadline.is_some_and(|d| Instant::now() >= d);
             let nodes_up = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
-            self.stopped |= time_up || nodes_up || self.stop.load(Relaxed);
+            let external = self.external_stop.is_some_and(|s| s.load(Relaxed));
+            self.stopped |= time_up || nodes_up || external || self.stop.load(Relaxed);
         }
         self.stopped
     }
@@ -761,5 +778,42 @@ fn table_entry(
         bound,
         heuristic,
         best: best.map(|m| m.transformed(sym)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris_engine::Variant;
+    use std::sync::mpsc;
+
+    /// An unlimited search from the start (no tables: it would deepen for ages) ends
+    /// soon after the external flag is raised, with a legal move.
+    #[test]
+    fn an_external_stop_ends_an_unlimited_search() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let flag = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut searcher = Searcher::new(None, 1).expect("a small table");
+            searcher.set_stop(flag);
+            let pos = Position::start(Variant::Standard);
+            let r = searcher.search(&pos, Limits::default(), &[]);
+            let _ = tx.send(r.map(|r| (r.best, r.provenance)));
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "an unlimited search ended by itself");
+        let raised = Instant::now();
+        stop.store(true, Relaxed);
+        let (best, provenance) = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the search stops once the flag is raised")
+            .expect("no tables, no errors");
+        let latency = raised.elapsed();
+        eprintln!("stopped {latency:?} after the flag");
+        assert!(latency < Duration::from_secs(2), "{latency:?}");
+        let best = best.expect("a move");
+        assert!(Position::start(Variant::Standard).is_legal(best));
+        assert_eq!(provenance, Provenance::Estimate);
     }
 }
