@@ -7,7 +7,8 @@
 //! One job a module: [`score`] (score types and game values), [`eval`] (the
 //! heuristic at the horizon), move ordering, [`search`] (the search loop), [`tt`] (the
 //! transposition table), the tablebase door (every tablebase read of the search),
-//! [`analysis`] (every move of a position) and [`error`].
+//! [`analysis`] (every move of a position), [`strategy`] (how a player picks among
+//! value-keeping moves) and [`error`].
 //!
 //! ```
 //! use morris_engine::{notation, Variant};
@@ -32,6 +33,7 @@ pub mod eval;
 mod ordering;
 pub mod score;
 pub mod search;
+pub mod strategy;
 mod tablebase;
 pub mod tt;
 
@@ -42,4 +44,5 @@ pub use score::{
     parent_score, score_verdict, value_score, Verdict, EVAL_MAX, MATE, MATE_BOUND, MAX_DISTANCE,
 };
 pub use search::{Limits, Provenance, SearchResult, Searcher, Stats};
+pub use strategy::{Rng, Strategy};
 pub use tt::{TableError, TranspositionTable};
