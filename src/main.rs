@@ -56,6 +56,7 @@ mod show;
 mod solve;
 mod stats;
 mod tb;
+mod uci;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -89,6 +90,7 @@ enum Command {
     Bench(bench::Args),
     Play(play::Args),
     Serve(serve::Args),
+    Uci(uci::Args),
 }
 
 /// Status of a program killed by SIGPIPE (128 + 13), as other tools end when their
@@ -155,6 +157,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(&a),
         Command::Play(a) => play::run(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::Uci(a) => uci::run(&a),
     };
     match result {
         Ok(()) => {

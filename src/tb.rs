@@ -137,6 +137,15 @@ impl TbDir {
         self.dir.clone().unwrap_or_else(default_dir)
     }
 
+    /// The same reading options over another directory (an engine's
+    /// `PerfectDatabasePath`).
+    pub fn with_dir(&self, dir: PathBuf) -> TbDir {
+        TbDir {
+            dir: Some(dir),
+            options: self.options,
+        }
+    }
+
     /// Open the tablebase, mapped unless `--no-mmap`.
     ///
     /// # Errors
