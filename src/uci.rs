@@ -17,9 +17,7 @@
 
 use crate::tb::TbDir;
 use morris_engine::{notation, Color, Game, Move, Position, Variant};
-use morris_solver::{
-    parent_score, Limits, SearchResult, Searcher, Strategy, MATE, MATE_BOUND,
-};
+use morris_solver::{parent_score, Limits, SearchResult, Searcher, Strategy, MATE, MATE_BOUND};
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
@@ -348,7 +346,8 @@ impl Engine {
         };
         let flag = Arc::new(AtomicBool::new(false));
         self.sent += 1;
-        self.running.push((self.sent, Arc::clone(&flag), go.infinite));
+        self.running
+            .push((self.sent, Arc::clone(&flag), go.infinite));
         self.send(Job::Search(Box::new(state), go, flag));
     }
 
@@ -548,7 +547,10 @@ fn worker(tb: &TbDir, mut options: Options, jobs: &Receiver<Job>, answered: &Ato
                             search(s, &state, go, &options, &mut plan, &stop)
                         }
                         None => {
-                            error("go", "no searcher: the transposition table could not be allocated");
+                            error(
+                                "go",
+                                "no searcher: the transposition table could not be allocated",
+                            );
                             None
                         }
                     };
@@ -732,7 +734,10 @@ mod tests {
         assert_eq!(s.game.moves().len(), 4);
         let s = pos_after("startpos moves d7 f4 a7 b4 g7 xf4");
         assert_eq!(s.pending, None);
-        assert_eq!(s.game.moves().last().map(|m| m.to_string()), Some("g7xf4".into()));
+        assert_eq!(
+            s.game.moves().last().map(|m| m.to_string()),
+            Some("g7xf4".into())
+        );
         // Our own notation with the capture attached is read too.
         let s = pos_after("startpos moves d7 f4 a7 b4 g7xb4");
         assert_eq!(s.game.moves().len(), 5);
@@ -764,7 +769,13 @@ mod tests {
         assert!(go.infinite && go.time.is_none());
         let go = parse_go(&["wtime", "2000", "btime", "40000"], Color::Black).unwrap();
         assert_eq!(go.time, Some(Duration::from_millis(2000)));
-        for bad in [&["depth"][..], &["depth", "0"], &["depth", "x"], &["movetime", "-1"], &["fast"]] {
+        for bad in [
+            &["depth"][..],
+            &["depth", "0"],
+            &["depth", "x"],
+            &["movetime", "-1"],
+            &["fast"],
+        ] {
             assert!(parse_go(bad, Color::White).is_err(), "{bad:?}");
         }
     }

@@ -802,7 +802,10 @@ mod tests {
             let _ = tx.send(r.map(|r| (r.best, r.provenance)));
         });
         std::thread::sleep(Duration::from_millis(100));
-        assert!(rx.try_recv().is_err(), "an unlimited search ended by itself");
+        assert!(
+            rx.try_recv().is_err(),
+            "an unlimited search ended by itself"
+        );
         let raised = Instant::now();
         stop.store(true, Relaxed);
         let (best, provenance) = rx

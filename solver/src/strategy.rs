@@ -41,7 +41,11 @@ impl Strategy {
     ///
     /// # Errors
     /// [`FileError`] when a table file read is damaged.
-    pub fn candidates(self, tb: &Tablebase, pos: &Position) -> Result<Option<Vec<Move>>, FileError> {
+    pub fn candidates(
+        self,
+        tb: &Tablebase,
+        pos: &Position,
+    ) -> Result<Option<Vec<Move>>, FileError> {
         let Some(value) = tb.value(pos)? else {
             return Ok(None);
         };
