@@ -44,6 +44,7 @@ mod bench;
 mod convert;
 mod describe;
 mod generate;
+mod r#match;
 mod moves;
 mod pack;
 mod perft;
@@ -91,6 +92,7 @@ enum Command {
     Play(play::Args),
     Serve(serve::Args),
     Uci(uci::Args),
+    Match(r#match::Args),
 }
 
 /// Status of a program killed by SIGPIPE (128 + 13), as other tools end when their
@@ -158,6 +160,7 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(&a),
         Command::Serve(a) => serve::run(&a),
         Command::Uci(a) => uci::run(&a),
+        Command::Match(a) => r#match::run(&a),
     };
     match result {
         Ok(()) => {

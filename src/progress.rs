@@ -1,5 +1,6 @@
 //! Progress bars and log lines of a tablebase generation run, for `morris generate`
-//! and for `morris solve` when it builds the small tables it needs first.
+//! and for `morris solve` when it builds the small tables it needs first; and the bar
+//! of games of `morris match`.
 
 use crate::tb::human_bytes;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -138,4 +139,15 @@ impl Reporter for Progress {
             r.variant, r.sector, s.positions, s.wins, s.draws, s.losses, s.longest_win, s.longest_loss
         ));
     }
+}
+
+/// A bar of games played, on standard error (hidden when that is no terminal), for
+/// `morris match`.
+pub fn games(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("games [{bar:30}] {pos}/{len} {msg} ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
 }
