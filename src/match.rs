@@ -422,7 +422,7 @@ impl Player for UciPlayer {
 
 /// How a game ended.
 #[derive(Clone, Debug)]
-enum Result_ {
+enum Ending {
     /// By the rules.
     Rules(GameEnd),
     /// A player forfeited: the loser and why.
@@ -431,12 +431,12 @@ enum Result_ {
     MaxPlies,
 }
 
-impl Result_ {
+impl Ending {
     fn winner(&self) -> Option<Color> {
         match self {
-            Result_::Rules(end) => end.winner(),
-            Result_::Forfeit(loser, _) => Some(loser.opponent()),
-            Result_::MaxPlies => None,
+            Ending::Rules(end) => end.winner(),
+            Ending::Forfeit(loser, _) => Some(loser.opponent()),
+            Ending::MaxPlies => None,
         }
     }
 
@@ -450,11 +450,11 @@ impl Result_ {
 
     fn reason(&self, max_plies: u32) -> String {
         match self {
-            Result_::Rules(end) => end.to_string(),
-            Result_::Forfeit(loser, why) => {
+            Ending::Rules(end) => end.to_string(),
+            Ending::Forfeit(loser, why) => {
                 format!("{} wins: {loser} forfeits ({why})", loser.opponent())
             }
-            Result_::MaxPlies => format!("draw adjudicated at {max_plies} plies"),
+            Ending::MaxPlies => format!("draw adjudicated at {max_plies} plies"),
         }
     }
 }
@@ -465,7 +465,7 @@ fn play_game(
     start: &Game,
     max_plies: u32,
     rng: &mut Rng,
-) -> anyhow::Result<(Game, Result_)> {
+) -> anyhow::Result<(Game, Ending)> {
     let mut game = start.clone();
     let [white, black] = players;
     white.new_game()?;
@@ -473,10 +473,10 @@ fn play_game(
     let mut plies = 0;
     loop {
         if let Some(end) = game.end() {
-            return Ok((game, Result_::Rules(end)));
+            return Ok((game, Ending::Rules(end)));
         }
         if plies >= max_plies {
-            return Ok((game, Result_::MaxPlies));
+            return Ok((game, Ending::MaxPlies));
         }
         let side = game.position().side_to_move();
         let player: &mut dyn Player = if side == Color::White {
@@ -488,7 +488,7 @@ fn play_game(
             Choice::Move(m) => game
                 .play(m)
                 .with_context(|| format!("the {side} player chose the illegal move {m}"))?,
-            Choice::Forfeit(why) => return Ok((game, Result_::Forfeit(side, why))),
+            Choice::Forfeit(why) => return Ok((game, Ending::Forfeit(side, why))),
         }
         plies += 1;
     }
@@ -658,7 +658,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Some(_) => tally.losses += 1,
             None => {
                 tally.draws += 1;
-                if matches!(result, Result_::MaxPlies) {
+                if matches!(result, Ending::MaxPlies) {
                     tally.max_ply_draws += 1;
                 }
             }
