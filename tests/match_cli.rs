@@ -50,11 +50,15 @@ fn a_seeded_match_is_reproducible_and_its_counts_add_up() {
     // A is White in the odd games: its wins are those games' 1-0 and the others' 0-1.
     let r = results(&out);
     assert_eq!(r.len(), 8, "{out}");
-    let a_won = |(i, r): &(usize, &String)| (i % 2 == 0 && *r == "1-0") || (i % 2 == 1 && *r == "0-1");
+    let a_won =
+        |(i, r): &(usize, &String)| (i % 2 == 0 && *r == "1-0") || (i % 2 == 1 && *r == "0-1");
     let wins = r.iter().enumerate().filter(|x| a_won(x)).count() as u32;
     let draws = r.iter().filter(|r| *r == "1/2-1/2").count() as u32;
     assert_eq!((wins, draws), (w, d), "{out}");
-    assert!(out.contains("A random: ") && out.contains("B random: "), "{out}");
+    assert!(
+        out.contains("A random: ") && out.contains("B random: "),
+        "{out}"
+    );
 }
 
 #[test]
@@ -68,7 +72,15 @@ fn the_search_beats_random() {
 
 #[test]
 fn max_plies_adjudicates_draws_counted_apart() {
-    let out = ok(&["match", "random", "random", "--games", "2", "--max-plies", "3"]);
+    let out = ok(&[
+        "match",
+        "random",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "3",
+    ]);
     assert_eq!(score(&out), (0, 2, 0), "{out}");
     assert!(out.contains("draw adjudicated at 3 plies"), "{out}");
     assert!(out.contains("2 draws (2 at the ply limit)"), "{out}");
@@ -78,7 +90,16 @@ fn max_plies_adjudicates_draws_counted_apart() {
 fn saved_games_replay_with_show() {
     let dir = TempDir::new().unwrap();
     let file = dir.path().join("games.txt");
-    let out = ok(&["match", "search:1", "random", "--games", "3", "--save", path(&file), "--verbose"]);
+    let out = ok(&[
+        "match",
+        "search:1",
+        "random",
+        "--games",
+        "3",
+        "--save",
+        path(&file),
+        "--verbose",
+    ]);
     let saved = std::fs::read_to_string(&file).unwrap();
     assert_eq!(saved.lines().count(), 3);
     for (line, result) in saved.lines().zip(results(&out)) {
@@ -104,13 +125,23 @@ fn openings_start_each_pair_of_games() {
     .unwrap();
     let save = dir.path().join("games.txt");
     let out = ok(&[
-        "match", "search:2", "random", "--games", "4", "--openings", path(&file), "--save",
+        "match",
+        "search:2",
+        "random",
+        "--games",
+        "4",
+        "--openings",
+        path(&file),
+        "--save",
         path(&save),
     ]);
     let saved = std::fs::read_to_string(&save).unwrap();
     let lines: Vec<&str> = saved.lines().collect();
     // Games 3 and 4 start from the position string, where White wins at once.
-    assert!(lines[2].ends_with("\tWW./.../.../.....W/.../.../BBB w 0 0"), "{saved}");
+    assert!(
+        lines[2].ends_with("\tWW./.../.../.....W/.../.../BBB w 0 0"),
+        "{saved}"
+    );
     assert!(lines[2].starts_with("g4-g7x"), "{saved}");
     assert!(lines[0].starts_with("d6 d2 f4 "), "{saved}");
     assert_eq!(results(&out)[2], "1-0");
@@ -130,10 +161,14 @@ fn bad_players_and_missing_tables_are_refused() {
     assert!(e.contains("NAME=VALUE"), "{e}");
     let empty = TempDir::new().unwrap();
     let e = refused(&["match", "perfect", "random", "--tb", path(empty.path())]);
-    assert!(e.contains("needs the tables") && e.contains("sector"), "{e}");
+    assert!(
+        e.contains("needs the tables") && e.contains("sector"),
+        "{e}"
+    );
 }
 
-/// Random positions of the 3-3 sector, White to move, in our position string.
+/// Random positions of the 3-3 sector, White to move, in our position string (some
+/// may be over already: `probe` sorts them out).
 fn three_three_positions(n: usize, seed: u64) -> Vec<String> {
     let mut rng = common::Rng::new(seed);
     let mut out = Vec::new();
@@ -166,11 +201,28 @@ fn three_three_positions(n: usize, seed: u64) -> Vec<String> {
 #[test]
 fn the_perfect_player_never_loses_what_it_holds() {
     let tb = TempDir::new().unwrap();
-    ok(&["generate", "--sector", "3-3", "--tb", path(tb.path())]);
+    // No flying: the 3-3 sector has draws and wins, not only quick wins.
+    ok(&[
+        "generate",
+        "--variant",
+        "no-flying",
+        "--sector",
+        "3-3",
+        "--tb",
+        path(tb.path()),
+    ]);
     let mut kept = Vec::new();
     for fen in three_three_positions(40, 11) {
-        let probe = ok(&["probe", "--fen", &fen, "--tb", path(tb.path())]);
-        let value = if probe.starts_with("draw") {
+        let probe = ok(&[
+            "probe",
+            "--variant",
+            "no-flying",
+            "--fen",
+            &fen,
+            "--tb",
+            path(tb.path()),
+        ]);
+        let value = if probe.starts_with("draw (") {
             "draw"
         } else if probe.starts_with("win") {
             "win"
@@ -190,14 +242,33 @@ fn the_perfect_player_never_loses_what_it_holds() {
     std::fs::write(&openings, lines.join("\n")).unwrap();
     let games = (2 * kept.len()).to_string();
     let out = ok(&[
-        "match", "perfect", "random", "--games", &games, "--openings", path(&openings), "--tb",
-        path(tb.path()), "--max-plies", "200",
+        "match",
+        "perfect",
+        "random",
+        "--games",
+        &games,
+        "--openings",
+        path(&openings),
+        "--tb",
+        path(tb.path()),
+        "--max-plies",
+        "200",
+        "--variant",
+        "no-flying",
     ]);
     let r = results(&out);
     for (i, (fen, value)) in kept.iter().enumerate() {
-        assert_ne!(r[2 * i], "0-1", "perfect as White lost from {fen} ({value}): {out}");
+        assert_ne!(
+            r[2 * i],
+            "0-1",
+            "perfect as White lost from {fen} ({value}): {out}"
+        );
         if *value == "draw" {
-            assert_ne!(r[2 * i + 1], "1-0", "perfect as Black lost from {fen} (draw): {out}");
+            assert_ne!(
+                r[2 * i + 1],
+                "1-0",
+                "perfect as Black lost from {fen} (draw): {out}"
+            );
         }
     }
     let (w, d, l) = score(&out);
@@ -209,7 +280,15 @@ fn the_perfect_player_never_loses_what_it_holds() {
 fn an_engine_plays_through_the_protocol() {
     let player = format!("uci:{BIN} uci --tb /nonexistent-morris-tables");
     let out = ok(&[
-        "match", &player, "random", "--games", "2", "--movetime", "50", "--option", "Hash=8",
+        "match",
+        &player,
+        "random",
+        "--games",
+        "2",
+        "--movetime",
+        "50",
+        "--option",
+        "Hash=8",
     ]);
     assert!(!out.contains("forfeits"), "{out}");
     let (w, d, l) = score(&out);
@@ -240,13 +319,29 @@ fn fake_engine(dir: &Path, name: &str, answer: &str) -> String {
 fn illegal_and_missing_moves_lose_by_adjudication() {
     let dir = TempDir::new().unwrap();
     for (name, answer, why) in [
-        ("illegal.sh", "bestmove a1-a4", "forfeits (illegal move 'a1-a4')"),
-        ("garbage.sh", "bestmove zz", "forfeits ('zz' is not a legal move)"),
+        (
+            "illegal.sh",
+            "bestmove a1-a4",
+            "forfeits (illegal move 'a1-a4')",
+        ),
+        (
+            "garbage.sh",
+            "bestmove zz",
+            "forfeits ('zz' is not a legal move)",
+        ),
         ("silent.sh", "", "forfeits (no move within 250 ms)"),
     ] {
         let player = fake_engine(dir.path(), name, answer);
         let out = ok(&[
-            "match", &player, "random", "--games", "2", "--movetime", "50", "--timeout", "200",
+            "match",
+            &player,
+            "random",
+            "--games",
+            "2",
+            "--movetime",
+            "50",
+            "--timeout",
+            "200",
         ]);
         assert_eq!(score(&out), (0, 0, 2), "{name}: {out}");
         assert_eq!(out.matches(why).count(), 2, "{name}: {out}");
