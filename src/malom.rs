@@ -390,6 +390,15 @@ fn probe(args: &ProbeArgs) -> anyhow::Result<()> {
     let values = SectorValues::open(&args.malom.join(SECVAL_NAME))?;
     let file = MalomFile::open(&path, &values)?;
     let value = file.probe(pos.us(), pos.them())?;
-    outln!("{value} for {} to move (Malom {sector})", pos.side_to_move());
+    let settles = match value {
+        MalomValue::Draw { sector_value } => values
+            .sector_of(sector_value)
+            .map_or(String::new(), |s| format!(", the value of {s}")),
+        _ => String::new(),
+    };
+    outln!(
+        "{value}{settles} for {} to move (Malom {sector})",
+        pos.side_to_move()
+    );
     Ok(())
 }

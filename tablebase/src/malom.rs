@@ -70,12 +70,12 @@ pub const SECVAL_NAME: &str = "std.secval";
 #[derive(Debug, thiserror::Error)]
 pub enum MalomError {
     /// The file cannot be read.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// What the system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not what its name says, or is damaged.
     #[error("{}: {problem}", path.display())]
@@ -94,10 +94,10 @@ fn bad(path: &Path, problem: impl Into<String>) -> MalomError {
     }
 }
 
-fn io(path: &Path, source: std::io::Error) -> MalomError {
+fn io(path: &Path, error: std::io::Error) -> MalomError {
     MalomError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -313,6 +313,13 @@ impl SectorValues {
             virt_loss,
             values,
         })
+    }
+
+    /// The sector of a value other than zero (they are unique), if any.
+    pub fn sector_of(&self, value: i16) -> Option<MalomSector> {
+        (value != 0)
+            .then(|| self.values.iter().find(|(_, &v)| v == value).map(|(&s, _)| s))
+            .flatten()
     }
 
     /// The value of a sector, if the file gives one.
