@@ -300,8 +300,10 @@ fn compare_sector(
     let bar = ProgressBar::new(file.len());
     bar.set_draw_target(ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{msg:12} [{bar:30}] {human_pos}/{human_len} entries, ETA {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{msg:12} [{bar:30}] {human_pos}/{human_len} entries, ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(ours.to_string());
     let mut tally = Tally::default();
@@ -334,7 +336,10 @@ fn report(ours: SectorId, name: &str, t: &Tally) {
     for (o, row) in t.matrix.iter().enumerate() {
         for (m, &n) in row.iter().enumerate() {
             if o != m && n > 0 {
-                differ.push(format!("ours {} / Malom {}: {n}", WDL_NAMES[o], WDL_NAMES[m]));
+                differ.push(format!(
+                    "ours {} / Malom {}: {n}",
+                    WDL_NAMES[o], WDL_NAMES[m]
+                ));
             }
         }
     }
@@ -373,11 +378,15 @@ fn report(ours: SectorId, name: &str, t: &Tally) {
 
 fn probe(args: &ProbeArgs) -> anyhow::Result<()> {
     if args.position.variant != crate::args::VariantArg::Standard {
-        return Err(InputError("Malom's database is of the Standard game: --variant standard".into()).into());
+        return Err(InputError(
+            "Malom's database is of the Standard game: --variant standard".into(),
+        )
+        .into());
     }
     let game = args.position.game()?;
     let pos = *game.position();
-    let sector = MalomSector::of(&pos).ok_or_else(|| InputError("no Malom sector holds this position".into()))?;
+    let sector = MalomSector::of(&pos)
+        .ok_or_else(|| InputError("no Malom sector holds this position".into()))?;
     let path = args.malom.join(sector.file_name());
     if !path.exists() {
         return Err(InputError(format!(

@@ -43,27 +43,39 @@ fn damaged_and_foreign_malom_files_are_named_and_refused() {
     short.extend_from_slice(&[0x2b, 0x11, 0x00, 0, 0, 0, 0]);
     let m = malom_dir(&[("std_3_3_0_0.sec2", &short)]);
     let (_, err) = fails(&["malom", "compare", "--malom", path(m.path()), "--tb", tb]);
-    assert!(err.contains("std_3_3_0_0.sec2") && err.contains("truncated"), "{err}");
+    assert!(
+        err.contains("std_3_3_0_0.sec2") && err.contains("truncated"),
+        "{err}"
+    );
 
     // The right length with a foreign header (Malom's non-ultra format has none).
     let mut foreign = vec![0u8; 64 + 3 * 210_140 + 4];
     foreign[0] = 1;
     let m = malom_dir(&[("std_3_3_0_0.sec2", &foreign)]);
     let (_, err) = fails(&["malom", "compare", "--malom", path(m.path()), "--tb", tb]);
-    assert!(err.contains("std_3_3_0_0.sec2") && err.contains("header"), "{err}");
+    assert!(
+        err.contains("std_3_3_0_0.sec2") && err.contains("header"),
+        "{err}"
+    );
 
-    // All zeros after a good header: every entry a draw of this sector, but entry 1
-    // belongs to a symmetric copy (white a1-a4-a7's mirror image), so it is caught.
+    // All zeros after a good header: every entry reads as a draw of this sector, but
+    // the entries of symmetric copies must name a symmetry, so it is caught.
     let mut zeros = header();
     zeros.resize(64 + 3 * 210_140 + 4, 0);
     let m = malom_dir(&[("std_3_3_0_0.sec2", &zeros)]);
     let (_, err) = fails(&["malom", "compare", "--malom", path(m.path()), "--tb", tb]);
-    assert!(err.contains("std_3_3_0_0.sec2") && err.contains("damaged"), "{err}");
+    assert!(
+        err.contains("std_3_3_0_0.sec2") && err.contains("damaged"),
+        "{err}"
+    );
 
     // A .sec2 file whose name is no Standard sector.
     let m = malom_dir(&[("mora_3_3_0_0.sec2", &short)]);
     let (_, err) = fails(&["malom", "compare", "--malom", path(m.path()), "--tb", tb]);
-    assert!(err.contains("mora_3_3_0_0.sec2") && err.contains("not a Malom"), "{err}");
+    assert!(
+        err.contains("mora_3_3_0_0.sec2") && err.contains("not a Malom"),
+        "{err}"
+    );
 
     // No sector files; no value file; a sector that is not there.
     let m = malom_dir(&[]);
@@ -73,9 +85,27 @@ fn damaged_and_foreign_malom_files_are_named_and_refused() {
     let (_, err) = fails(&["malom", "compare", "--malom", path(m.path()), "--tb", tb]);
     assert!(err.contains("std.secval"), "{err}");
     let m = malom_dir(&[("std_3_3_0_0.sec2", &short)]);
-    let err = refused(&["malom", "compare", "--malom", path(m.path()), "--tb", tb, "--sector", "4-3"]);
+    let err = refused(&[
+        "malom",
+        "compare",
+        "--malom",
+        path(m.path()),
+        "--tb",
+        tb,
+        "--sector",
+        "4-3",
+    ]);
     assert!(err.contains("std_4_3_0_0.sec2"), "{err}");
-    let err = refused(&["malom", "compare", "--malom", path(m.path()), "--tb", tb, "--sector", "x"]);
+    let err = refused(&[
+        "malom",
+        "compare",
+        "--malom",
+        path(m.path()),
+        "--tb",
+        tb,
+        "--sector",
+        "x",
+    ]);
     assert!(err.contains("--sector x"), "{err}");
 
     // A sector we have no table for is skipped by name; none left is a failure.
@@ -120,7 +150,10 @@ fn malom_movement_sectors_3_3_and_4_3_agree_in_full() {
     // One position: Malom's entry and ours.
     let fen = "WB./W../.../.....W/.../.../BB. w 0 0";
     let theirs = ok(&["malom", "probe", "--malom", path(&malom), "--fen", fen]);
-    assert_eq!(theirs.trim(), "win (depth 25) for white to move (Malom std_3_3_0_0)");
+    assert_eq!(
+        theirs.trim(),
+        "win (depth 25) for white to move (Malom std_3_3_0_0)"
+    );
     let ours = ok(&["probe", "--tb", path(tb.path()), "--fen", fen]);
     assert!(ours.contains("DTM 25 plies"), "{ours}");
 }

@@ -300,10 +300,7 @@ impl SectorValues {
             }
         }
         if values.len() != count {
-            return Err(format!(
-                "says {count} sectors but holds {}",
-                values.len()
-            ));
+            return Err(format!("says {count} sectors but holds {}", values.len()));
         }
         if lines.any(|(_, l)| !l.trim().is_empty()) {
             return Err(format!("text after its {count} sectors"));
@@ -318,7 +315,12 @@ impl SectorValues {
     /// The sector of a value other than zero (they are unique), if any.
     pub fn sector_of(&self, value: i16) -> Option<MalomSector> {
         (value != 0)
-            .then(|| self.values.iter().find(|(_, &v)| v == value).map(|(&s, _)| s))
+            .then(|| {
+                self.values
+                    .iter()
+                    .find(|(_, &v)| v == value)
+                    .map(|(&s, _)| s)
+            })
             .flatten()
     }
 
@@ -598,7 +600,8 @@ impl MalomFile {
                 ),
             ));
         }
-        let int = |at: usize| i32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+        let int =
+            |at: usize| i32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
         let header = [int(0), int(4), int(8)];
         if header != [2, ENTRY_SIZE as i32, 12] || data[12] != 0 {
             return Err(bad(
@@ -627,7 +630,10 @@ impl MalomFile {
             ));
         }
         let sval = values.get(sector).ok_or_else(|| {
-            bad(path, format!("{SECVAL_NAME} gives no value for sector {sector}"))
+            bad(
+                path,
+                format!("{SECVAL_NAME} gives no value for sector {sector}"),
+            )
         })?;
         let entries = data[HEADER_SIZE..entries_end].to_vec();
         let mut em_set = HashMap::new();
@@ -639,12 +645,17 @@ impl MalomFile {
                 .ok()
                 .filter(|&k| u64::from(k) < n && last.is_none_or(|l| k > l))
                 .ok_or_else(|| {
-                    bad(path, format!("damaged em_set: index {key} out of order or range"))
+                    bad(
+                        path,
+                        format!("damaged em_set: index {key} out of order or range"),
+                    )
                 })?;
             if value.abs() <= MAX_FIELD2 {
                 return Err(bad(
                     path,
-                    format!("damaged em_set: entry {key} holds {value}, which fits in the entry itself"),
+                    format!(
+                        "damaged em_set: entry {key} holds {value}, which fits in the entry itself"
+                    ),
                 ));
             }
             last = Some(key);
@@ -653,7 +664,11 @@ impl MalomFile {
         let spec = (0..n as usize)
             .filter(|&h| field2(&entries, h) == SPEC_FIELD2)
             .count();
-        if spec != em_set.len() || em_set.keys().any(|&k| field2(&entries, k as usize) != SPEC_FIELD2) {
+        if spec != em_set.len()
+            || em_set
+                .keys()
+                .any(|&k| field2(&entries, k as usize) != SPEC_FIELD2)
+        {
             return Err(bad(
                 path,
                 "damaged: the entries that point to the em_set are not the ones it holds",
@@ -722,7 +737,10 @@ impl MalomFile {
             } else if key2 >= -16 {
                 Ok(Entry::Sym((-(key2 + 1)) as usize))
             } else {
-                Err(self.corrupt(h, format_args!("names symmetry {}, there are 16", -(key2 + 1))))
+                Err(self.corrupt(
+                    h,
+                    format_args!("names symmetry {}, there are 16", -(key2 + 1)),
+                ))
             };
         }
         let akey1 = key1 + i32::from(self.sval);
@@ -742,7 +760,12 @@ impl MalomFile {
                 .ok()
                 .filter(|v| self.draws_ok.binary_search(v).is_ok())
                 .map(|sector_value| Entry::Value(MalomValue::Draw { sector_value }))
-                .ok_or_else(|| self.corrupt(h, format_args!("has the value {akey1}, which is no sector's")))
+                .ok_or_else(|| {
+                    self.corrupt(
+                        h,
+                        format_args!("has the value {akey1}, which is no sector's"),
+                    )
+                })
         }
     }
 
@@ -812,9 +835,7 @@ impl MalomFile {
             ));
         }
         let (w, b) = (from_ours(us), from_ours(them));
-        let op = (0..16)
-            .min_by_key(|&op| sym24(op, w))
-            .unwrap_or(15);
+        let op = (0..16).min_by_key(|&op| sym24(op, w)).unwrap_or(15);
         let (white, black) = (sym24(op, w), sym24(op, b));
         let black = (0..16)
             .filter(|&op| sym24(op, white) == white)

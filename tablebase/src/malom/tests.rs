@@ -5,8 +5,8 @@ use morris_engine::{Symmetry, Wdl};
 
 /// Malom's mill masks (`movegen.cpp`, Standard).
 const MALOM_MILLS: [u32; 16] = [
-    14, 56, 224, 131, 3584, 14336, 57344, 33536, 917504, 3670016, 14680064, 8585216, 65793,
-    263172, 1052688, 4210752,
+    14, 56, 224, 131, 3584, 14336, 57344, 33536, 917504, 3670016, 14680064, 8585216, 65793, 263172,
+    1052688, 4210752,
 ];
 
 /// Malom's neighbours of each point (`movegen.cpp`, Standard `slide_adjmasks`).
@@ -27,7 +27,11 @@ fn the_point_mapping_keeps_mills_and_adjacency() {
     assert_eq!(ours, mapped);
     for (bit, &adj) in MALOM_ADJACENT.iter().enumerate() {
         let p = to_ours(1 << bit).first().unwrap();
-        assert_eq!(ADJACENT[p.index()], to_ours(adj), "neighbours of Malom bit {bit}");
+        assert_eq!(
+            ADJACENT[p.index()],
+            to_ours(adj),
+            "neighbours of Malom bit {bit}"
+        );
     }
     for set in [0, 1, 0x00F0_F00F, 0x00FF_FFFF, 0x0012_3456] {
         assert_eq!(from_ours(to_ours(set)), set);
@@ -57,7 +61,10 @@ fn malom_symmetries_are_the_sixteen_board_symmetries_in_its_order() {
         images.push(to_ours(sym24(op, probe)).bits());
     }
     let probe = to_ours(0x0000_0107 | 1 << 13 | 1 << 22);
-    let mut ours: Vec<u32> = Symmetry::ALL.iter().map(|s| s.apply(probe).bits()).collect();
+    let mut ours: Vec<u32> = Symmetry::ALL
+        .iter()
+        .map(|s| s.apply(probe).bits())
+        .collect();
     images.sort_unstable();
     ours.sort_unstable();
     images.dedup();
@@ -99,7 +106,14 @@ fn file_names() {
     assert_eq!((s.w, s.b, s.wf, s.bf), (3, 4, 5, 5));
     assert_eq!(s.file_name(), "std_3_4_5_5.sec2");
     assert_eq!(s.ours().unwrap().to_string(), "3-4+5-5");
-    assert_eq!(MalomSector::new(4, 3, 0, 0).unwrap().ours().unwrap().to_string(), "4-3");
+    assert_eq!(
+        MalomSector::new(4, 3, 0, 0)
+            .unwrap()
+            .ours()
+            .unwrap()
+            .to_string(),
+        "4-3"
+    );
     assert_eq!(MalomSector::new(2, 2, 0, 0).unwrap().ours(), None);
     for bad in [
         "std_3_4_5_5.sec",
@@ -114,7 +128,8 @@ fn file_names() {
     }
 }
 
-const SECVAL: &str = "virt_loss_val: -299\nvirt_win_val: 299\n3\n1 1 8 8  5\n3 3 0 0  0\n4 3 0 0  -40\n";
+const SECVAL: &str =
+    "virt_loss_val: -299\nvirt_win_val: 299\n3\n1 1 8 8  5\n3 3 0 0  0\n4 3 0 0  -40\n";
 
 #[test]
 fn sector_values_parse_and_refuse() {
@@ -203,13 +218,16 @@ fn values() -> SectorValues {
 fn a_synthetic_sector_reads_back_position_by_position() {
     let sector = MalomSector::new(3, 3, 0, 0).unwrap();
     let bytes = write_sector(sector, 0, synthetic_value);
-    let file = MalomFile::from_bytes(Path::new("std_3_3_0_0.sec2"), sector, &bytes, &values()).unwrap();
+    let file =
+        MalomFile::from_bytes(Path::new("std_3_3_0_0.sec2"), sector, &bytes, &values()).unwrap();
     assert_eq!(file.len(), 210_140);
     let mut canonical = 0;
     let mut seen = std::collections::HashSet::new();
     let mut em_values = 0;
     for h in 0..file.len() {
-        let Some(e) = file.position(h).unwrap() else { continue };
+        let Some(e) = file.position(h).unwrap() else {
+            continue;
+        };
         canonical += 1;
         assert_eq!(e.value, synthetic_value(h), "entry {h}");
         em_values += usize::from(e.value.depth().is_some_and(|d| d > 2047));
@@ -217,7 +235,10 @@ fn a_synthetic_sector_reads_back_position_by_position() {
         let (key, _) = (0..16)
             .map(|i| {
                 let s = Symmetry::ALL[i];
-                (s.apply(e.us).bits() as u64 | (s.apply(e.them).bits() as u64) << 24, i)
+                (
+                    s.apply(e.us).bits() as u64 | (s.apply(e.them).bits() as u64) << 24,
+                    i,
+                )
             })
             .min()
             .unwrap();
@@ -276,7 +297,12 @@ fn damaged_files_are_named_and_refused() {
     assert!(MalomFile::open(&p, &values()).is_err());
 
     // Header: version, entry size (the non-ultra format), reserved bytes.
-    for (at, problem) in [(0, "version"), (4, "entry size"), (12, "flag"), (40, "reserved")] {
+    for (at, problem) in [
+        (0, "version"),
+        (4, "entry size"),
+        (12, "flag"),
+        (40, "reserved"),
+    ] {
         let mut bad = good.clone();
         bad[at] ^= 0x01;
         let p = temp_copy(dir.path(), "std_1_1_8_8.sec2", &bad);
@@ -318,7 +344,8 @@ fn damaged_files_are_named_and_refused() {
     bad[entry(copy)..entry(copy) + 3].copy_from_slice(&(raw << 12).to_le_bytes()[..3]);
     cases.push((bad, copy, "symmetry"));
     let mut bad = good.clone();
-    bad[entry(canonical)..entry(canonical) + 3].copy_from_slice(&((0xFFEu32) << 12).to_le_bytes()[..3]);
+    bad[entry(canonical)..entry(canonical) + 3]
+        .copy_from_slice(&((0xFFEu32) << 12).to_le_bytes()[..3]);
     cases.push((bad, canonical, "names a symmetry"));
     for (bad, h, problem) in cases {
         let p = temp_copy(dir.path(), "std_1_1_8_8.sec2", &bad);
@@ -332,7 +359,9 @@ fn damaged_files_are_named_and_refused() {
     }
 
     // A sector the value file does not know.
-    let other = write_sector(MalomSector::new(2, 2, 7, 7).unwrap(), 0, |_| MalomValue::Loss { depth: 2 });
+    let other = write_sector(MalomSector::new(2, 2, 7, 7).unwrap(), 0, |_| {
+        MalomValue::Loss { depth: 2 }
+    });
     let p = temp_copy(dir.path(), "std_2_2_7_7.sec2", &other);
     assert!(refused(&p).contains("no value"));
 }
