@@ -45,6 +45,7 @@ mod convert;
 mod describe;
 mod generate;
 mod r#match;
+mod malom;
 mod moves;
 mod pack;
 mod perft;
@@ -85,6 +86,7 @@ enum Command {
     Convert(convert::Args),
     Pack(pack::Args),
     Stats(stats::Args),
+    Malom(malom::Args),
     Probe(probe::Args),
     Solve(solve::Args),
     Analyze(analyze::Args),
@@ -153,6 +155,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert::run(&a),
         Command::Pack(a) => pack::run(&a),
         Command::Stats(a) => stats::run(&a),
+        Command::Malom(a) => malom::run(&a),
         Command::Probe(a) => probe::run(&a),
         Command::Solve(a) => solve::run(&a),
         Command::Analyze(a) => analyze::run(&a),

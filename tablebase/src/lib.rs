@@ -8,6 +8,7 @@
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
 //! - [`mod@file`]: the self-checking raw format, its header, layered opening.
 //! - [`compact`]: compressed win/draw/loss and DTM files, read in place.
+//! - [`malom`]: a reader of Malom's perfect database, to cross-check ours.
 //! - [`mod@tablebase`]: a directory of files behind one [`Tablebase::open`] and one
 //!   [`Tablebase::probe`].
 //!
@@ -40,6 +41,7 @@ pub mod combin;
 pub mod compact;
 pub mod file;
 pub mod index;
+pub mod malom;
 pub mod sector;
 mod sets;
 pub mod tablebase;

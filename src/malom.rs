@@ -1,0 +1,413 @@
+//! `morris malom`: read Malom's perfect database (Gévay and Danner) and compare it
+//! with our tables, position by position (`compare`), or print its entry for one
+//! position (`probe`). The reader is `morris_tablebase::malom`.
+
+use crate::args::{InputError, PositionArgs};
+use crate::tb::TbDir;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use morris_engine::{notation, Bitboard, Color, Position, Setup, Variant};
+use morris_tablebase::malom::{MalomFile, MalomSector, MalomValue, SectorValues, SECVAL_NAME};
+use morris_tablebase::{SectorId, SectorIndex, Tablebase, Value, Wdl};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Read Malom's perfect database of the Standard game and compare it with ours.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  morris malom compare --malom /data/malom --tb /data/tb\n  morris malom compare --malom /data/malom --tb /data/tb --sector 4-3 --sector 3-3+6-5\n  morris malom probe --malom /data/malom --fen \"W.B/.W./.../B....W/.../.../B.. w 0 0\""
+)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    Compare(CompareArgs),
+    Probe(ProbeArgs),
+}
+
+/// Compare every position of every Malom sector file present with our tables: win,
+/// draw or loss, and Malom's depth against our DTM. One line a sector; sectors we
+/// have no table for are named and skipped.
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Directory of Malom's files: sectors `std_W_B_WF_BF.sec2` and `std.secval`.
+    #[arg(long, value_name = "DIR")]
+    malom: PathBuf,
+
+    #[command(flatten)]
+    tb: TbDir,
+
+    /// Only these sectors, named as ours (`4-3`, `3-3+6-5`) or as Malom's
+    /// (`std_4_3_0_0`, `4_3_0_0`).
+    #[arg(long, value_name = "SECTOR")]
+    sector: Vec<String>,
+
+    /// Example positions shown for each kind of difference.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    examples: usize,
+}
+
+/// Print Malom's entry for one position (Standard game).
+#[derive(clap::Args)]
+struct ProbeArgs {
+    /// Directory of Malom's files: sectors `std_W_B_WF_BF.sec2` and `std.secval`.
+    #[arg(long, value_name = "DIR")]
+    malom: PathBuf,
+
+    #[command(flatten)]
+    position: PositionArgs,
+}
+
+/// Run the command.
+///
+/// # Errors
+/// Bad arguments, a damaged file (named), or nothing to compare.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    match &args.command {
+        Command::Compare(a) => compare(a),
+        Command::Probe(a) => probe(a),
+    }
+}
+
+/// The Malom sector a `--sector` argument names.
+fn parse_sector(s: &str) -> Result<MalomSector, InputError> {
+    let body = s.strip_prefix("std_").unwrap_or(s);
+    let body = body.strip_suffix(".sec2").unwrap_or(body);
+    if let Some(m) = MalomSector::from_file_name(&format!("std_{body}.sec2")) {
+        return Ok(m);
+    }
+    let counts = |t: &str| -> Option<(u8, u8)> {
+        let (a, b) = t.split_once('-')?;
+        Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+    };
+    let (board, hands) = body.split_once('+').unwrap_or((body, "0-0"));
+    counts(board)
+        .zip(counts(hands))
+        .and_then(|((w, b), (wf, bf))| MalomSector::new(w, b, wf, bf))
+        .ok_or_else(|| {
+            InputError(format!(
+                "--sector {s}: expected a sector such as 4-3, 3-3+6-5 or std_3_3_6_5"
+            ))
+        })
+}
+
+/// The Malom sector files of a directory, by sector.
+///
+/// # Errors
+/// The directory cannot be read; a `.sec2` file whose name is no Standard sector.
+fn malom_files(dir: &Path) -> anyhow::Result<BTreeMap<MalomSector, PathBuf>> {
+    let mut files = BTreeMap::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| InputError(format!("{}: cannot read the directory: {e}", dir.display())))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.ends_with(".sec2") {
+            continue;
+        }
+        let sector = MalomSector::from_file_name(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: not a Malom Standard sector file (expected a name std_W_B_WF_BF.sec2)",
+                entry.path().display()
+            )
+        })?;
+        files.insert(sector, entry.path());
+    }
+    Ok(files)
+}
+
+/// Our position of a Malom entry: colours as a game gives them (White to move in a
+/// movement sector, and in a placement sector whose hands are equal).
+fn our_position(sector: SectorId, us: Bitboard, them: Bitboard) -> anyhow::Result<Position> {
+    let setup = match sector {
+        SectorId::Movement(_) => Setup {
+            pieces: [us, them],
+            hand: [0, 0],
+            side_to_move: Color::White,
+        },
+        SectorId::Placement(p) => p.game_setup(us, them),
+    };
+    Ok(Position::from_setup(&setup, Variant::Standard)?)
+}
+
+/// Our value of a position: the game's end if it is over, else the table's.
+fn our_value(tb: &Tablebase, pos: &Position) -> anyhow::Result<Value> {
+    if let Some(end) = pos.end() {
+        return Ok(Value::finished(pos, end));
+    }
+    tb.value(pos)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "our table has no value for {}",
+            notation::setup_to_string(&pos.to_setup())
+        )
+    })
+}
+
+/// The comparison of one sector.
+#[derive(Default)]
+struct Tally {
+    positions: u64,
+    /// Counts by (ours, Malom's): win, draw, loss.
+    matrix: [[u64; 3]; 3],
+    /// Decided positions with the same result, by Malom's depth minus our DTM.
+    depth_minus_dtm: BTreeMap<i64, u64>,
+    /// Positions whose result differs: FEN, ours, Malom's.
+    result_examples: Vec<(String, Value, MalomValue)>,
+    /// Positions whose result agrees and whose distance differs.
+    depth_examples: Vec<(String, Value, MalomValue)>,
+}
+
+fn wdl_index(w: Wdl) -> usize {
+    match w {
+        Wdl::Win => 0,
+        Wdl::Draw => 1,
+        Wdl::Loss => 2,
+    }
+}
+
+const WDL_NAMES: [&str; 3] = ["win", "draw", "loss"];
+
+impl Tally {
+    fn add(&mut self, pos: &Position, ours: Value, malom: MalomValue, examples: usize) {
+        self.positions += 1;
+        let (o, m) = (wdl_index(ours.wdl()), wdl_index(malom.wdl()));
+        self.matrix[o][m] += 1;
+        let fen = || notation::setup_to_string(&pos.to_setup());
+        if o != m {
+            if self.result_examples.len() < examples {
+                self.result_examples.push((fen(), ours, malom));
+            }
+            return;
+        }
+        if let (Some(dtm), Some(depth)) = (ours.dtm(), malom.depth()) {
+            let diff = i64::from(depth) - i64::from(dtm);
+            *self.depth_minus_dtm.entry(diff).or_default() += 1;
+            if diff != 0 && self.depth_examples.len() < examples {
+                self.depth_examples.push((fen(), ours, malom));
+            }
+        }
+    }
+
+    fn agree(&self) -> u64 {
+        (0..3).map(|i| self.matrix[i][i]).sum()
+    }
+
+    fn decided_equal(&self) -> u64 {
+        self.depth_minus_dtm.get(&0).copied().unwrap_or(0)
+    }
+
+    fn decided(&self) -> u64 {
+        self.depth_minus_dtm.values().sum()
+    }
+}
+
+fn compare(args: &CompareArgs) -> anyhow::Result<()> {
+    let values = SectorValues::open(&args.malom.join(SECVAL_NAME))?;
+    let files = malom_files(&args.malom)?;
+    let wanted: Vec<MalomSector> = args
+        .sector
+        .iter()
+        .map(|s| parse_sector(s))
+        .collect::<Result<_, _>>()?;
+    for w in &wanted {
+        if !files.contains_key(w) {
+            return Err(InputError(format!(
+                "--sector {}: no file {} in {}",
+                w.ours().map_or_else(|| w.to_string(), |s| s.to_string()),
+                w.file_name(),
+                args.malom.display()
+            ))
+            .into());
+        }
+    }
+    if files.is_empty() {
+        return Err(InputError(format!(
+            "{}: no Malom sector file (std_W_B_WF_BF.sec2)",
+            args.malom.display()
+        ))
+        .into());
+    }
+    let tb = args.tb.open()?;
+    let tb_dir = args.tb.path();
+    let mut total = Tally::default();
+    let mut compared = 0;
+    let mut skipped = Vec::new();
+    for (&sector, path) in &files {
+        if !wanted.is_empty() && !wanted.contains(&sector) {
+            continue;
+        }
+        let name = sector.file_name();
+        let Some(ours) = sector.ours() else {
+            outln!("{name}: skipped, our tables have no such sector");
+            skipped.push(name);
+            continue;
+        };
+        if !tb.contains(Variant::Standard, ours) {
+            outln!("{ours} ({name}): skipped, no table in {}", tb_dir.display());
+            skipped.push(format!("{ours}"));
+            continue;
+        }
+        let file = MalomFile::open(path, &values)?;
+        let tally = compare_sector(&tb, &file, ours, args.examples)?;
+        report(ours, &name, &tally);
+        compared += 1;
+        merge(&mut total, &tally);
+    }
+    if compared == 0 {
+        anyhow::bail!(
+            "no sector compared: our tables in {} hold none of the Malom sectors in {}",
+            tb_dir.display(),
+            args.malom.display()
+        );
+    }
+    outln!(
+        "total: {compared} sectors, {} positions: {} agree, {} differ; of {} decided alike, depth = DTM for {}{}",
+        total.positions,
+        total.agree(),
+        total.positions - total.agree(),
+        total.decided(),
+        total.decided_equal(),
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!("; skipped (no table): {}", skipped.join(", "))
+        }
+    );
+    Ok(())
+}
+
+fn merge(total: &mut Tally, t: &Tally) {
+    total.positions += t.positions;
+    for i in 0..3 {
+        for j in 0..3 {
+            total.matrix[i][j] += t.matrix[i][j];
+        }
+    }
+    for (&k, &v) in &t.depth_minus_dtm {
+        *total.depth_minus_dtm.entry(k).or_default() += v;
+    }
+}
+
+fn compare_sector(
+    tb: &Tablebase,
+    file: &MalomFile,
+    ours: SectorId,
+    examples: usize,
+) -> anyhow::Result<Tally> {
+    let bar = ProgressBar::new(file.len());
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:12} [{bar:30}] {human_pos}/{human_len} entries, ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(ours.to_string());
+    let mut tally = Tally::default();
+    for h in 0..file.len() {
+        if h % 4096 == 0 {
+            bar.set_position(h);
+        }
+        let Some(entry) = file.position(h)? else {
+            continue;
+        };
+        let pos = our_position(ours, entry.us, entry.them)?;
+        let value = our_value(tb, &pos)?;
+        tally.add(&pos, value, entry.value, examples);
+    }
+    bar.finish_and_clear();
+    let (us, them) = ours.board();
+    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    if tally.positions != size {
+        anyhow::bail!(
+            "{}: {} canonical positions, our sector {ours} has {size}: the two do not number the same positions",
+            file.path().display(),
+            tally.positions
+        );
+    }
+    Ok(tally)
+}
+
+fn report(ours: SectorId, name: &str, t: &Tally) {
+    let mut differ = Vec::new();
+    for (o, row) in t.matrix.iter().enumerate() {
+        for (m, &n) in row.iter().enumerate() {
+            if o != m && n > 0 {
+                differ.push(format!(
+                    "ours {} / Malom {}: {n}",
+                    WDL_NAMES[o], WDL_NAMES[m]
+                ));
+            }
+        }
+    }
+    let wdl = format!(
+        "{} wins, {} draws, {} losses",
+        t.matrix[0][0], t.matrix[1][1], t.matrix[2][2]
+    );
+    outln!(
+        "{ours} ({name}): {} positions, {} agree ({wdl}), {} differ{}; depth = DTM for {} of {} decided",
+        t.positions,
+        t.agree(),
+        t.positions - t.agree(),
+        if differ.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", differ.join(", "))
+        },
+        t.decided_equal(),
+        t.decided()
+    );
+    if t.decided_equal() != t.decided() {
+        let buckets: Vec<String> = t
+            .depth_minus_dtm
+            .iter()
+            .map(|(d, n)| format!("{d:+}: {n}"))
+            .collect();
+        outln!("  Malom depth - our DTM: {}", buckets.join(", "));
+    }
+    for (fen, o, m) in &t.result_examples {
+        outln!("  result differs: \"{fen}\" ours {o}, Malom {m}");
+    }
+    for (fen, o, m) in &t.depth_examples {
+        outln!("  distance differs: \"{fen}\" ours {o}, Malom {m}");
+    }
+}
+
+fn probe(args: &ProbeArgs) -> anyhow::Result<()> {
+    if args.position.variant != crate::args::VariantArg::Standard {
+        return Err(InputError(
+            "Malom's database is of the Standard game: --variant standard".into(),
+        )
+        .into());
+    }
+    let game = args.position.game()?;
+    let pos = *game.position();
+    let sector = MalomSector::of(&pos)
+        .ok_or_else(|| InputError("no Malom sector holds this position".into()))?;
+    let path = args.malom.join(sector.file_name());
+    if !path.exists() {
+        return Err(InputError(format!(
+            "Malom's sector {sector} is not in {} (no {})",
+            args.malom.display(),
+            sector.file_name()
+        ))
+        .into());
+    }
+    let values = SectorValues::open(&args.malom.join(SECVAL_NAME))?;
+    let file = MalomFile::open(&path, &values)?;
+    let value = file.probe(pos.us(), pos.them())?;
+    let settles = match value {
+        MalomValue::Draw { sector_value } => values
+            .sector_of(sector_value)
+            .map_or(String::new(), |s| format!(", the value of {s}")),
+        _ => String::new(),
+    };
+    outln!(
+        "{value}{settles} for {} to move (Malom {sector})",
+        pos.side_to_move()
+    );
+    Ok(())
+}
