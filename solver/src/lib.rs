@@ -42,4 +42,5 @@ pub use score::{
     parent_score, score_verdict, value_score, Verdict, EVAL_MAX, MATE, MATE_BOUND, MAX_DISTANCE,
 };
 pub use search::{Limits, Provenance, SearchResult, Searcher, Stats};
+pub use tablebase::{ClassInfo, Strategy};
 pub use tt::{TableError, TranspositionTable};

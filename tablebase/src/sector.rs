@@ -66,7 +66,9 @@ impl Sector {
         let mut out = Vec::new();
         for total in 2 * MIN_PIECES..=2 * MAX_PIECES {
             for us in MIN_PIECES..=MAX_PIECES {
-                let them = total - us;
+                let Some(them) = total.checked_sub(us) else {
+                    continue;
+                };
                 if us <= them {
                     if let Some(s) = Sector::new(us, them) {
                         out.push(s);
