@@ -55,7 +55,10 @@ fn move_verdict(a: &MoveAnalysis, mover: Color) -> String {
                 (Wdl::Win, Some(d)) => format!("{mover} loses in {within}{}", d + 1),
                 (Wdl::Loss, None) => format!("{mover} wins"),
                 (Wdl::Win, None) => format!("{mover} loses"),
-                (Wdl::Draw, _) => "draw".to_string(),
+                (Wdl::Draw, _) => match &a.class {
+                    Some(c) => format!("draw, {}", describe::class_for_mover(c)),
+                    None => "draw".to_string(),
+                },
             };
             format!("{for_mover:<22} (leads to {} for {})", v, mover.opponent())
         }
@@ -85,6 +88,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
+    searcher.set_strategy(args.search.strategy.strategy());
+    crate::args::warn_classes(&tb, args.search.strategy, &args.tb.path());
     let history = game.history();
     let clock = std::time::Instant::now();
     // One budget for every move and the root, counted from here.
@@ -115,11 +120,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     outln!("position: {pos} ({})", pos.variant());
     match (root.value, pos.end()) {
         (_, Some(end)) => outln!("game over: {end}"),
-        (Some(v), None) => outln!(
-            "value:    {} ({})",
-            describe::value_for(v, pos.side_to_move()),
-            describe::obtained(root.provenance, root.depth)
-        ),
+        (Some(v), None) => {
+            let class = match v.wdl {
+                Wdl::Draw if root.provenance.is_exact() => searcher
+                    .class_info(&pos)?
+                    .map(|c| format!(", {}", describe::class(&c))),
+                _ => None,
+            };
+            outln!(
+                "value:    {}{} ({})",
+                describe::value_for(v, pos.side_to_move()),
+                class.unwrap_or_default(),
+                describe::obtained(root.provenance, root.depth)
+            );
+        }
         (None, None) => outln!(
             "value:    estimate {:+} for {} ({})",
             root.score,
@@ -134,6 +148,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             move_verdict(a, mover),
             a.result.depth
         );
+    }
+    if let Some(e) = searcher.class_failure() {
+        errln!("warning: {e}; plain perfect play in its sector");
     }
     outln!(
         "search:   {nodes} nodes in {secs:.3} s ({:.2} M nodes/s)",

@@ -69,9 +69,56 @@ impl PositionArgs {
     }
 }
 
+/// How to choose among the moves that keep a position's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// Every value-keeping move alike: the strong solution.
+    Perfect,
+    /// Among drawing moves, the one that steers to the best draw class (where the
+    /// game settles), as the class files tell; plain perfect play without them.
+    Ultra,
+}
+
+impl StrategyArg {
+    /// The solver's strategy.
+    pub fn strategy(self) -> morris_solver::Strategy {
+        match self {
+            StrategyArg::Perfect => morris_solver::Strategy::Perfect,
+            StrategyArg::Ultra => morris_solver::Strategy::Ultra,
+        }
+    }
+}
+
+/// Tell on standard error what ultra-strong play will lack: class files that cannot
+/// be used (named), or none at all.
+pub fn warn_classes(
+    tb: &morris_tablebase::Tablebase,
+    strategy: StrategyArg,
+    dir: &std::path::Path,
+) {
+    if strategy != StrategyArg::Ultra {
+        return;
+    }
+    for e in tb.class_problems() {
+        errln!("warning: {e}; plain perfect play in its sector");
+    }
+    let any = tb.sectors().any(|(v, s, _)| tb.has_classes(v, s));
+    if !any && tb.sectors().next().is_some() {
+        errln!(
+            "note: no draw class files in {}: plain perfect play (run `morris generate` to build them)",
+            dir.display()
+        );
+    }
+}
+
 /// Limits of a search.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
+    /// How to choose among the moves that keep the value: `ultra` (the default)
+    /// steers draws towards the best draw class where class files are present.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Ultra)]
+    pub strategy: StrategyArg,
+
     /// Largest search depth in plies [default: until exact].
     #[arg(long, value_name = "PLIES")]
     pub depth: Option<u32>,

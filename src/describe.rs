@@ -4,7 +4,7 @@
 
 use crate::tb::plies;
 use morris_engine::Color;
-use morris_solver::{Provenance, Verdict};
+use morris_solver::{ClassInfo, Provenance, Verdict};
 use morris_tablebase::Wdl;
 
 /// A value for the side to move, without naming it.
@@ -46,5 +46,22 @@ pub fn obtained(provenance: Provenance, depth: u32) -> String {
     match search_depth(provenance, depth) {
         Some(d) => format!("{} at depth {d}", provenance.name()),
         None => provenance.name().to_string(),
+    }
+}
+
+/// A drawn position's class for its side to move, and where the game settles.
+pub fn class(info: &ClassInfo) -> String {
+    match info.settles {
+        Some(s) => format!("class {:+}, settles in {s}", info.class.class),
+        None => format!("class {:+}", info.class.class),
+    }
+}
+
+/// The class of the position a move leads to (`info`, for the opponent), for the side
+/// that plays the move.
+pub fn class_for_mover(info: &ClassInfo) -> String {
+    match info.settles {
+        Some(s) => format!("class {:+}, settles in {}", -info.class.class, s.swapped()),
+        None => format!("class {:+}", -info.class.class),
     }
 }

@@ -35,6 +35,11 @@ pub struct Args {
     #[command(flatten)]
     tb: TbOut,
 
+    /// Leave out the draw classes (built by default after the values: where each drawn
+    /// position settles, for ultra-strong play).
+    #[arg(long)]
+    no_classes: bool,
+
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]
     threads: Option<u16>,
@@ -77,6 +82,30 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         });
     }
     progress.finish();
+    if !args.no_classes {
+        let tb = args.tb.open()?;
+        let order = driver::plan(&movement);
+        for variant in args.variant.list() {
+            let clock = Instant::now();
+            let built = morris_builder::classes::build_into(
+                &dir,
+                &tb,
+                variant,
+                &order,
+                &placement,
+                &|line| errln!("{line}"),
+            )?;
+            let new: Vec<_> = built.iter().filter(|r| !r.skipped).collect();
+            outln!(
+                "classes {}: {} sectors built, {} already finished; {} drawn positions in {:.1} s",
+                variant.name(),
+                new.len(),
+                built.len() - new.len(),
+                new.iter().map(|r| r.draws).sum::<u64>(),
+                clock.elapsed().as_secs_f64()
+            );
+        }
+    }
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();
     let positions: u64 = solved.iter().map(|r| r.stats.positions).sum();
     let secs = clock.elapsed().as_secs_f64();

@@ -1,10 +1,12 @@
 //! `morris probe`: the tablebase value of a position.
 
 use crate::args::PositionArgs;
+use crate::args::StrategyArg;
 use crate::describe;
-use crate::report::{MoveReport, Report, Value};
+use crate::report::{ClassJson, MoveReport, Report, Value};
 use crate::tb::TbDir;
 use morris_engine::{Game, Position};
+use morris_solver::Searcher;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{Tablebase, Wdl};
 
@@ -19,6 +21,11 @@ pub struct Args {
 
     #[command(flatten)]
     tb: TbDir,
+
+    /// How to rank the moves that keep the value: `ultra` (the default) orders drawing
+    /// moves by draw class where class files are present.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Ultra)]
+    strategy: StrategyArg,
 
     /// Print JSON: the document of README's "JSON output", as `solve`, `analyze` and
     /// the API of `serve` write it.
@@ -53,7 +60,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if args.json {
-        let report = probed(&args.tb.open()?, &game)?;
+        let tb = args.tb.open()?;
+        let mut searcher = Searcher::new(Some(&tb), 1)?;
+        searcher.set_strategy(args.strategy.strategy());
+        let report = probed(&tb, &searcher, &game)?;
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
@@ -83,11 +93,43 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let keeping = keeping_moves(&tb, &pos, v.wdl())?;
             outln!("moves that keep it: {}", keeping.join(" "));
         }
-        Some(v) => outln!(
-            "{} ({} sector {sector})",
-            describe::value(v.into()),
-            pos.variant()
-        ),
+        Some(v) => {
+            let mut searcher = Searcher::new(Some(&tb), 1)?;
+            searcher.set_strategy(args.strategy.strategy());
+            crate::args::warn_classes(&tb, args.strategy, &dir);
+            let class = if v.wdl() == Wdl::Draw {
+                searcher.class_info(&pos)?
+            } else {
+                None
+            };
+            match &class {
+                Some(c) => outln!(
+                    "{}, {} ({} sector {sector})",
+                    describe::value(v.into()),
+                    describe::class(c),
+                    pos.variant()
+                ),
+                None => outln!(
+                    "{} ({} sector {sector})",
+                    describe::value(v.into()),
+                    pos.variant()
+                ),
+            }
+            if class.is_some() {
+                let mut ranked = Vec::new();
+                for m in searcher.tablebase_best_moves(&pos)? {
+                    let next = pos.play_unchecked(m);
+                    ranked.push(match searcher.class_info(&next)? {
+                        Some(c) => format!("{m} ({})", describe::class_for_mover(&c)),
+                        None => m.to_string(),
+                    });
+                }
+                outln!("drawing moves, best class first: {}", ranked.join(", "));
+            }
+            if let Some(e) = searcher.class_failure() {
+                errln!("warning: {e}; plain perfect play in its sector");
+            }
+        }
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} {generate}`)",
             pos.variant(),
@@ -102,12 +144,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A damaged file, named.
-fn probed(tb: &Tablebase, game: &Game) -> anyhow::Result<Report> {
+fn probed(tb: &Tablebase, searcher: &Searcher<'_>, game: &Game) -> anyhow::Result<Report> {
     let pos = game.position();
     let value = |p: &Position| -> anyhow::Result<Value> {
         Ok(match p.end() {
             Some(end) => Value::finished(p, end),
-            None => Value::table(tb.value(p)?.map(Into::into)),
+            None => {
+                let v = tb.value(p)?;
+                let class = match v {
+                    Some(v) if v.wdl() == Wdl::Draw => searcher.class_info(p)?,
+                    _ => None,
+                };
+                Value {
+                    class: class.as_ref().map(ClassJson::of),
+                    ..Value::table(v.map(Into::into))
+                }
+            }
         })
     };
     let mut moves = Vec::new();

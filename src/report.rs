@@ -15,7 +15,7 @@
 
 use crate::describe::search_depth;
 use morris_engine::{notation, Color, Game, GameEnd, Move, Position};
-use morris_solver::{Analysis, MoveAnalysis, Provenance, SearchResult, Verdict};
+use morris_solver::{Analysis, ClassInfo, MoveAnalysis, Provenance, SearchResult, Verdict};
 use morris_tablebase::Wdl;
 use serde::Serialize;
 use std::time::Duration;
@@ -107,6 +107,33 @@ pub struct Value {
     /// The search's score for an estimate (positive is good for the side to move);
     /// `null` otherwise.
     pub score: Option<i32>,
+    /// A drawn position's draw class, where class files say it; `null` otherwise.
+    pub class: Option<ClassJson>,
+}
+
+/// Where a drawn game settles under ultra-strong play (README, "Draw classes").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClassJson {
+    /// The class for the side to move: the expected score margin, in percent points,
+    /// of the sector pair where the game settles (-100 to 100, higher is better).
+    pub class: i8,
+    /// Plies until the game leaves its sector pair for the one it settles in; 0 where
+    /// it stays.
+    pub distance: u8,
+    /// The movement sector where it settles, the side to move's pieces first; `null`
+    /// where the tables do not reach it.
+    pub settles: Option<String>,
+}
+
+impl ClassJson {
+    /// The class of a position.
+    pub fn of(info: &ClassInfo) -> ClassJson {
+        ClassJson {
+            class: info.class.class,
+            distance: info.class.distance,
+            settles: info.settles.map(|s| s.to_string()),
+        }
+    }
 }
 
 /// What a move brings the player who makes it.
@@ -122,6 +149,9 @@ pub struct MoveResult {
     pub exact: bool,
     /// The search's score for the mover, for an estimate; `null` otherwise.
     pub score: Option<i32>,
+    /// For a drawing move with a class, the class for the mover (the negated class of
+    /// the position it leads to); `null` otherwise.
+    pub class: Option<i8>,
 }
 
 /// One legal move and where it leads.
@@ -199,6 +229,7 @@ impl Value {
                 obtained: r.provenance.name(),
                 depth,
                 score: Some(r.score),
+                class: None,
             },
         }
     }
@@ -215,6 +246,7 @@ impl Value {
                 obtained: NOT_COVERED,
                 depth: None,
                 score: None,
+                class: None,
             },
         }
     }
@@ -238,6 +270,7 @@ impl Value {
             obtained,
             depth,
             score: None,
+            class: None,
         }
     }
 }
@@ -259,6 +292,7 @@ impl MoveResult {
             },
             exact: value.exact,
             score: value.score.map(|s| -s),
+            class: value.class.as_ref().map(|c| -c.class),
         }
     }
 
@@ -268,7 +302,8 @@ impl MoveResult {
         let d = self.dtm.map_or(i32::from(u16::MAX), i32::from);
         match self.wdl {
             Some(Wdl::Win) => (4, -d),
-            Some(Wdl::Draw) => (3, 0),
+            // A drawing move with a class above one without.
+            Some(Wdl::Draw) => (3, self.class.map_or(-1000, i32::from)),
             None => (2, self.score.unwrap_or(0)),
             Some(Wdl::Loss) => (1, self.dtm.map_or(0, i32::from)),
         }
@@ -293,7 +328,11 @@ impl MoveReport {
 
     /// One move of an analysis.
     fn analysed(pos: &Position, a: &MoveAnalysis) -> MoveReport {
-        MoveReport::new(pos, a.mv, Value::searched(&a.result), Some(a.result.depth))
+        let value = Value {
+            class: a.class.as_ref().map(ClassJson::of),
+            ..Value::searched(&a.result)
+        };
+        MoveReport::new(pos, a.mv, value, Some(a.result.depth))
     }
 }
 
@@ -384,7 +423,13 @@ impl Report {
             line: Some(names(&analysis.root.pv)),
             moves: Some(moves),
             search: Some(search),
-            ..Report::new(game, Value::searched(&analysis.root))
+            ..Report::new(
+                game,
+                Value {
+                    class: analysis.class.as_ref().map(ClassJson::of),
+                    ..Value::searched(&analysis.root)
+                },
+            )
         }
     }
 

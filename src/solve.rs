@@ -7,7 +7,7 @@ use crate::report::{Report, Search};
 use crate::tb::TbDir;
 use morris_builder::driver;
 use morris_engine::{notation, EndReason, Game, Position, Variant};
-use morris_solver::{Limits, Provenance, SearchResult, Searcher};
+use morris_solver::{ClassInfo, Limits, Provenance, SearchResult, Searcher};
 use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
@@ -62,7 +62,12 @@ fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Resul
 }
 
 /// Print a search result.
-pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Move]) {
+pub fn report(
+    pos: &Position,
+    r: &SearchResult,
+    best_moves: &[morris_engine::Move],
+    class: Option<&ClassInfo>,
+) {
     outln!("position:  {pos} ({})", pos.variant());
     match (r.provenance, r.value) {
         (Provenance::Terminal, _) => {
@@ -74,7 +79,14 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
             "value:     {}, proven; the distance is an upper bound",
             describe::value_for(v, pos.side_to_move())
         ),
-        (_, Some(v)) => outln!("value:     {}", describe::value_for(v, pos.side_to_move())),
+        (_, Some(v)) => match class {
+            Some(c) => outln!(
+                "value:     {}, {}",
+                describe::value_for(v, pos.side_to_move()),
+                describe::class(c)
+            ),
+            None => outln!("value:     {}", describe::value_for(v, pos.side_to_move())),
+        },
         (_, None) => outln!(
             "value:     estimate {:+} for {} (the side to move), not exact",
             r.score,
@@ -83,7 +95,12 @@ pub fn report(pos: &Position, r: &SearchResult, best_moves: &[morris_engine::Mov
     }
     if best_moves.len() > 1 {
         let all: Vec<String> = best_moves.iter().map(ToString::to_string).collect();
-        outln!("best moves: {} (all keep the value)", all.join(" "));
+        let order = if class.is_some() {
+            "all keep the value; best class first"
+        } else {
+            "all keep the value"
+        };
+        outln!("best moves: {} ({order})", all.join(" "));
     } else if let Some(m) = r.best {
         outln!("best move: {m}");
     }
@@ -146,14 +163,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let tb = args.tb.open()?;
     let mut searcher = Searcher::new(Some(&tb), args.search.hash)?;
+    searcher.set_strategy(args.search.strategy.strategy());
+    crate::args::warn_classes(&tb, args.search.strategy, &dir);
     let result = searcher.search(&pos, limits, &game.history())?;
     let best_moves = searcher.tablebase_best_moves(&pos)?;
+    let class = match result.value {
+        Some(v) if v.wdl == morris_tablebase::Wdl::Draw && result.provenance.is_exact() => {
+            searcher.class_info(&pos)?
+        }
+        _ => None,
+    };
+    if let Some(e) = searcher.class_failure() {
+        errln!("warning: {e}; plain perfect play in its sector");
+    }
     if args.json {
         let search = Search::new(&result, limits.time, start.elapsed());
-        let report = Report::solved(&game, &result, &best_moves, search);
+        let mut report = Report::solved(&game, &result, &best_moves, search);
+        report.value.class = class.as_ref().map(crate::report::ClassJson::of);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    report(&pos, &result, &best_moves);
+    report(&pos, &result, &best_moves, class.as_ref());
     Ok(())
 }

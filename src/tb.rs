@@ -66,6 +66,38 @@ impl TbOut {
     pub fn path(&self) -> PathBuf {
         self.dir.clone().unwrap_or_else(default_dir)
     }
+
+    /// Open the tables written there, mapped, to read what later steps build on
+    /// (the draw classes read the values).
+    ///
+    /// # Errors
+    /// The first bad file, named.
+    pub fn open(&self) -> Result<Tablebase, FileError> {
+        let cache_bytes = cache_bytes(std::env::var_os(CACHE_ENV)).map_err(|m| {
+            FileError::new(
+                &self.path(),
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, m),
+            )
+        })?;
+        let options = OpenOptions {
+            cache_bytes,
+            mapper: Some(mapper()),
+        };
+        Tablebase::open(&self.path(), options)
+    }
+}
+
+/// The mapper of the program's table files.
+fn mapper() -> Mapper {
+    // SAFETY: mapping needs the promise that nobody rewrites a table file in place
+    // while this process runs. It is this program's documented condition of use
+    // (README, docs/TABLEBASES.md "Using the files safely"): tables are replaced by
+    // renaming a new file over the old one, which `morris generate` itself always
+    // does; whoever cannot promise it passes --no-mmap.
+    #[allow(unsafe_code)]
+    unsafe {
+        Mapper::new()
+    }
 }
 
 /// Where the tablebases live, and how to read them.
@@ -99,13 +131,7 @@ impl FromArgMatches for TbDir {
         let args = TbDirArgs::from_arg_matches(matches)?;
         let cache_bytes = cache_bytes(std::env::var_os(CACHE_ENV))
             .map_err(|message| clap::Error::raw(clap::error::ErrorKind::InvalidValue, message))?;
-        // SAFETY: mapping needs the promise that nobody rewrites a table file in
-        // place while this process runs. It is this program's documented condition
-        // of use (README, docs/TABLEBASES.md "Using the files safely"): tables are
-        // replaced by renaming a new file over the old one, which `morris generate`
-        // itself always does; whoever cannot promise it passes --no-mmap.
-        #[allow(unsafe_code)]
-        let mapper = (!args.no_mmap).then(|| unsafe { Mapper::new() });
+        let mapper = (!args.no_mmap).then(mapper);
         Ok(TbDir {
             dir: args.dir,
             options: OpenOptions {

@@ -157,7 +157,7 @@ impl Engine {
             hash_mb: 64,
             threads: 1,
             variant: Variant::Standard,
-            strategy: Strategy::Perfect,
+            strategy: Strategy::default(),
         };
         let (jobs, rx) = channel();
         let answered = Arc::new(AtomicU64::new(0));
@@ -527,6 +527,9 @@ fn worker(tb: &TbDir, mut options: Options, jobs: &Receiver<Job>, answered: &Ato
         };
         // Until the options name other tables or another table size.
         loop {
+            if let Some(s) = searcher.as_mut() {
+                s.set_strategy(options.strategy);
+            }
             let Ok(job) = jobs.recv() else { return };
             match job {
                 Job::Configure(new) => {

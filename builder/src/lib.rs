@@ -10,6 +10,7 @@
 //! - [`mod@write`]: writing raw files safely (temporary name, sync, rename).
 //! - [`verify`]: an independent recomputation of stored values, and checks of files.
 //! - [`pack`]: compact files from raw ones.
+//! - [`classes`]: draw classes of the drawn positions, and their check.
 //! - [`convert`]: raw files of older format versions rewritten in the current one.
 //! - [`progress`]: what a long computation tells of its progress.
 //!
@@ -41,6 +42,7 @@
 #![cfg_attr(test, deny(unsafe_code))]
 #![warn(missing_docs)]
 
+pub mod classes;
 pub mod convert;
 mod copy;
 pub mod driver;

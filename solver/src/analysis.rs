@@ -11,6 +11,8 @@
 use crate::error::SearchError;
 use crate::score::{parent_score, score_verdict, Verdict, MATE, MATE_BOUND};
 use crate::search::{Limits, Provenance, SearchResult, Searcher, Stats};
+use crate::strategy::Strategy;
+use crate::tablebase::ClassInfo;
 use morris_engine::{Move, Position};
 use morris_tablebase::Wdl;
 use std::time::{Duration, Instant};
@@ -26,6 +28,9 @@ pub struct MoveAnalysis {
     /// `depth` is the depth searched after the move, its counters those of every
     /// round that searched it).
     pub result: SearchResult,
+    /// The draw class of the position it leads to (for the opponent, like `result`),
+    /// when that is a drawn position with a class file.
+    pub class: Option<ClassInfo>,
 }
 
 /// The analysis of a position: its value and every legal move's.
@@ -36,9 +41,12 @@ pub struct Analysis {
     /// is, a proven win or loss when the best move proves one), with the best move
     /// and its line.
     pub root: SearchResult,
-    /// Every legal move, best first for the side to move: quickest win, then draws,
-    /// then slowest loss.
+    /// Every legal move, best first for the side to move: quickest win, then draws
+    /// (under ultra-strong play, best class first), then slowest loss.
     pub moves: Vec<MoveAnalysis>,
+    /// The position's draw class, when it is an exact draw with a class file and the
+    /// searcher plays ultra-strong.
+    pub class: Option<ClassInfo>,
 }
 
 /// Every legal move of `pos` with the value of the position it leads to, and the
@@ -80,9 +88,15 @@ pub fn analyze_with(
             ..limits
         };
         slots.search(searcher, child_limits, |_| true)?;
-        let moves = slots.sorted();
+        let mut moves = slots.sorted();
+        with_classes(searcher, pos, &mut moves)?;
         round(known.depth, &moves);
-        return Ok(Analysis { root: known, moves });
+        let class = root_class(searcher, pos, &known)?;
+        return Ok(Analysis {
+            root: known,
+            moves,
+            class,
+        });
     }
     let child_limits = Limits {
         start: Some(start),
@@ -121,14 +135,16 @@ pub fn analyze_with(
             }
         }
     }
-    let moves = slots.sorted();
+    let mut moves = slots.sorted();
+    with_classes(searcher, pos, &mut moves)?;
     let mut root = root_result(&moves, clock);
     if !limits.no_line && root.provenance == Provenance::Proof {
         // An exact line goes on through the tablebases to the end of the game.
         let end = root.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
         root.pv.extend(searcher.tablebase_line(&end, 400)?);
     }
-    Ok(Analysis { root, moves })
+    let class = root_class(searcher, pos, &root)?;
+    Ok(Analysis { root, moves, class })
 }
 
 /// What one legal move's entry holds.
@@ -286,11 +302,52 @@ impl Slots {
                     mv: s.mv,
                     score: parent_score(result.score),
                     result,
+                    class: None,
                 }
             })
             .collect();
         out.sort_by_key(|a| (std::cmp::Reverse(a.score), a.mv.to_string()));
         out
+    }
+}
+
+/// Give the drawing moves their classes, and order the draws of a position the
+/// tables hold as ultra-strong play ranks them (best class first), when the searcher
+/// plays so.
+fn with_classes(
+    searcher: &Searcher<'_>,
+    pos: &Position,
+    moves: &mut [MoveAnalysis],
+) -> Result<(), SearchError> {
+    if searcher.strategy() != Strategy::Ultra {
+        return Ok(());
+    }
+    for m in moves.iter_mut() {
+        let exact_draw =
+            m.result.provenance.is_exact() && m.result.value.is_some_and(|v| v.wdl == Wdl::Draw);
+        if exact_draw {
+            m.class = searcher.class_info(&pos.play_unchecked(m.mv))?;
+        }
+    }
+    let order = searcher.tablebase_best_moves(pos)?;
+    if order.len() > 1 {
+        let rank = |mv: Move| order.iter().position(|&o| o == mv).unwrap_or(usize::MAX);
+        moves.sort_by_key(|a| (std::cmp::Reverse(a.score), rank(a.mv)));
+    }
+    Ok(())
+}
+
+/// The class of an analysed position that is an exact draw, under ultra-strong play.
+fn root_class(
+    searcher: &Searcher<'_>,
+    pos: &Position,
+    root: &SearchResult,
+) -> Result<Option<ClassInfo>, SearchError> {
+    let draw = root.provenance.is_exact() && root.value.is_some_and(|v| v.wdl == Wdl::Draw);
+    if draw && searcher.strategy() == Strategy::Ultra {
+        searcher.class_info(pos)
+    } else {
+        Ok(None)
     }
 }
 

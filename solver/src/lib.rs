@@ -45,4 +45,5 @@ pub use score::{
 };
 pub use search::{Limits, Provenance, SearchResult, Searcher, Stats};
 pub use strategy::{Rng, Strategy};
+pub use tablebase::ClassInfo;
 pub use tt::{TableError, TranspositionTable};

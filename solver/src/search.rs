@@ -18,7 +18,8 @@ use crate::error::SearchError;
 use crate::eval::evaluate;
 use crate::ordering::{self, pick};
 use crate::score::{end_score, from_node, score_verdict, to_node, Verdict, INF, MATE, MATE_BOUND};
-use crate::tablebase::{Tablebases, TbScore};
+use crate::strategy::Strategy;
+use crate::tablebase::{ClassInfo, Tablebases, TbScore};
 use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
 use morris_engine::{Color, Move, Position, Symmetry};
 use morris_tablebase::{Tablebase, Wdl};
@@ -449,8 +450,34 @@ impl<'a> Searcher<'a> {
         Ok(result)
     }
 
+    /// Choose among value-keeping moves by `strategy` from now on (the default is
+    /// [`Strategy::Ultra`], which is plain perfect play where no class file is).
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        self.tb.strategy = strategy;
+    }
+
+    /// The strategy among value-keeping moves.
+    pub fn strategy(&self) -> Strategy {
+        self.tb.strategy
+    }
+
+    /// The draw class of a drawn position the tables cover, and where ultra-strong
+    /// play from it settles; `None` when it is decided or has no class.
+    ///
+    /// # Errors
+    /// [`SearchError`] when a value file it reads is damaged.
+    pub fn class_info(&self, pos: &Position) -> Result<Option<ClassInfo>, SearchError> {
+        self.tb.class_info(pos)
+    }
+
+    /// The first damaged class file met so far (ultra-strong play then falls back to
+    /// plain perfect play in its sector), as a message naming it.
+    pub fn class_failure(&self) -> Option<String> {
+        self.tb.class_failure()
+    }
+
     /// Every move of a covered position that keeps its tablebase value (all the best
-    /// moves); empty when the position is not covered.
+    /// moves), best first under the strategy; empty when the position is not covered.
     ///
     /// # Errors
     /// [`SearchError`] when a tablebase file it reads is damaged.

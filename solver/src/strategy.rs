@@ -7,24 +7,31 @@
 //! one more arm there.
 
 use morris_engine::{Move, Position};
-use morris_tablebase::{FileError, Tablebase};
+use morris_tablebase::{FileError, SectorId, Tablebase, Value, Wdl};
 
 /// How to choose among value-keeping moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Strategy {
-    /// Any move that keeps the value: win, draw or loss.
-    #[default]
+    /// Any move that keeps the value: a draw with any drawing move, a win or a loss
+    /// with any move that keeps its distance (the quickest win, the slowest loss).
     Perfect,
+    /// As [`Strategy::Perfect`], but among the drawing moves only those that steer to
+    /// the best draw class (see [`morris_tablebase::classes`]), then the quickest way
+    /// there (the slowest for the side behind); plain perfect play where a sector has
+    /// no class file.
+    #[default]
+    Ultra,
 }
 
 impl Strategy {
     /// Every strategy, in the order they are offered.
-    pub const ALL: [Strategy; 1] = [Strategy::Perfect];
+    pub const ALL: [Strategy; 2] = [Strategy::Perfect, Strategy::Ultra];
 
     /// The name in option values and player names.
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Perfect => "perfect",
+            Strategy::Ultra => "ultra",
         }
     }
 
@@ -53,20 +60,76 @@ impl Strategy {
         for &m in pos.legal_moves().iter() {
             let next = pos.play_unchecked(m);
             let theirs = match next.end() {
-                Some(end) => end.value_for(next.side_to_move()),
+                Some(end) => Value::finished(&next, end),
                 None => match tb.value(&next)? {
-                    Some(v) => v.wdl(),
+                    Some(v) => v,
                     None => return Ok(None),
                 },
             };
-            if theirs.opposite() == value.wdl() {
+            if keeps(value, theirs) {
                 keeping.push(m);
             }
         }
-        match self {
-            Strategy::Perfect => Ok(Some(keeping)),
+        if self == Strategy::Ultra && value.wdl() == Wdl::Draw {
+            if let Some(ranked) = rank_draws(tb, pos, &keeping)? {
+                let best = ranked.first().map(|r| (r.1, r.2));
+                keeping = ranked
+                    .into_iter()
+                    .filter(|r| Some((r.1, r.2)) == best)
+                    .map(|r| r.0)
+                    .collect();
+            }
         }
+        Ok(Some(keeping))
     }
+}
+
+/// Whether a move to a position of value `theirs` (for the opponent) keeps the value
+/// `ours`: the opposite result, one ply nearer the end when both distances are known.
+fn keeps(ours: Value, theirs: Value) -> bool {
+    if theirs.wdl().opposite() != ours.wdl() {
+        return false;
+    }
+    match (ours.dtm(), theirs.dtm()) {
+        (Some(d), Some(t)) => ours.wdl() == Wdl::Draw || t + 1 == d,
+        _ => true,
+    }
+}
+
+/// The drawing moves `moves` of the drawn position `pos` with what each is worth to
+/// its mover under ultra-strong play, best first: the class it steers to, then a key
+/// of its distance (the side ahead of its sector's stay class wants the shortest way
+/// out, the side behind the longest; lower is better). `None` when a move's class is
+/// missing (no class file, or a damaged one: then plain perfect play).
+///
+/// # Errors
+/// [`FileError`] when a value file read is damaged.
+pub fn rank_draws(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<Vec<(Move, i8, i32)>>, FileError> {
+    let own = Tablebase::sector_id_of(pos);
+    let stay = tb.stay_class(pos);
+    let mut ranked = Vec::with_capacity(moves.len());
+    for &m in moves {
+        let next = pos.play_unchecked(m);
+        let Ok(Some(c)) = tb.class(&next) else {
+            return Ok(None);
+        };
+        let inside = matches!((own, Tablebase::sector_id_of(&next)),
+            (Some(SectorId::Movement(a)), Some(SectorId::Movement(b))) if b == a.swapped());
+        let class = -c.class;
+        let d = if inside { i32::from(c.distance) } else { 0 };
+        let toward = match stay {
+            Some(s) if class > s => d,
+            Some(s) if class < s => -d,
+            _ => 0,
+        };
+        ranked.push((m, class, toward));
+    }
+    ranked.sort_by_key(|&(_, class, toward)| (std::cmp::Reverse(class), toward));
+    Ok(Some(ranked))
 }
 
 impl std::fmt::Display for Strategy {
@@ -127,7 +190,7 @@ mod tests {
             assert_eq!(Strategy::from_name(s.name()), Some(s));
             assert_eq!(Strategy::from_name(&s.name().to_uppercase()), Some(s));
         }
-        assert_eq!(Strategy::from_name("ultra"), None);
+        assert_eq!(Strategy::from_name("best"), None);
     }
 
     #[test]

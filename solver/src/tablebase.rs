@@ -9,8 +9,25 @@
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
+use crate::strategy::{rank_draws, Strategy};
 use morris_engine::{Color, Move, Position};
+use morris_tablebase::classes::Class;
 use morris_tablebase::{Probe, Sector, Tablebase, Wdl};
+use std::sync::Mutex;
+
+/// The class of a drawn position and where its game settles under ultra-strong play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassInfo {
+    /// The class for the side to move, and its distance.
+    pub class: Class,
+    /// The movement sector (side to move's pieces first, as the position's side to
+    /// move sees it when the game gets there) where the game settles, if the walk
+    /// along the classes reaches it within the tables.
+    pub settles: Option<Sector>,
+}
+
+/// The most plies [`Tablebases::class_info`] walks to find where a draw settles.
+const MAX_SETTLE_WALK: usize = 600;
 
 /// What the tables say of a position, as a score for its side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,11 +90,85 @@ impl TbScore {
 /// The tablebases a searcher may consult, if any.
 pub(crate) struct Tablebases<'a> {
     tb: Option<&'a Tablebase>,
+    pub(crate) strategy: Strategy,
+    /// The first damaged class file met: ultra-strong play falls back to plain perfect
+    /// play there, and the caller says so.
+    class_failure: Mutex<Option<String>>,
 }
 
 impl<'a> Tablebases<'a> {
     pub(crate) fn new(tb: Option<&'a Tablebase>) -> Tablebases<'a> {
-        Tablebases { tb }
+        Tablebases {
+            tb,
+            strategy: Strategy::default(),
+            class_failure: Mutex::new(None),
+        }
+    }
+
+    /// The first damaged class file met, if any.
+    pub(crate) fn class_failure(&self) -> Option<String> {
+        self.class_failure.lock().map_or(None, |f| f.clone())
+    }
+
+    /// The class of a position, `None` when it is decided, not covered, or its
+    /// sector has no usable class file (a damaged one is remembered).
+    pub(crate) fn class(&self, pos: &Position) -> Option<Class> {
+        let tb = self.tb?;
+        match tb.class(pos) {
+            Ok(c) => c,
+            Err(e) => {
+                if let Ok(mut f) = self.class_failure.lock() {
+                    f.get_or_insert_with(|| e.to_string());
+                }
+                None
+            }
+        }
+    }
+
+    /// Order the drawing moves `moves` of the drawn position `pos` as ultra-strong
+    /// play ranks them ([`rank_draws`]); unchanged when a class is missing (a damaged
+    /// class file is remembered).
+    fn rank_draws(&self, pos: &Position, moves: &mut Vec<Move>) -> Result<(), SearchError> {
+        let Some(tb) = self.tb else { return Ok(()) };
+        for &m in moves.iter() {
+            // Remembers a damaged class file, which `rank_draws` passes over.
+            self.class(&pos.play_unchecked(m));
+        }
+        if let Some(ranked) = rank_draws(tb, pos, moves)? {
+            *moves = ranked.into_iter().map(|r| r.0).collect();
+        }
+        Ok(())
+    }
+
+    /// The class of a drawn position and where ultra-strong play from it settles.
+    pub(crate) fn class_info(&self, pos: &Position) -> Result<Option<ClassInfo>, SearchError> {
+        let Some(class) = self.class(pos) else {
+            return Ok(None);
+        };
+        let mut at = *pos;
+        let mut settles = None;
+        for _ in 0..MAX_SETTLE_WALK {
+            let Some(here) = self.class(&at) else { break };
+            if let (Some(sector), Some(stay)) = (
+                Tablebase::sector_of(&at),
+                self.tb.and_then(|t| t.stay_class(&at)),
+            ) {
+                if here.class == stay && here.distance == 0 {
+                    // Seen from the side to move of `pos`: the same side, or the other.
+                    settles = Some(if at.side_to_move() == pos.side_to_move() {
+                        sector
+                    } else {
+                        sector.swapped()
+                    });
+                    break;
+                }
+            }
+            let Some(&m) = self.ranked_moves(&at, Strategy::Ultra)?.first() else {
+                break;
+            };
+            at = at.play_unchecked(m);
+        }
+        Ok(Some(ClassInfo { class, settles }))
     }
 
     /// Whether the movement sector where the placing phase of `pos` ends without a
@@ -130,9 +221,19 @@ impl<'a> Tablebases<'a> {
         Ok(score.map(|s| -s))
     }
 
-    /// Every move of a covered position that keeps its value; empty when the position
-    /// is not covered.
+    /// Every move of a covered position that keeps its value, best first under the
+    /// searcher's strategy; empty when the position is not covered.
     pub(crate) fn best_moves(&self, pos: &Position) -> Result<Vec<Move>, SearchError> {
+        self.ranked_moves(pos, self.strategy)
+    }
+
+    /// Every move of a covered position that keeps its value, best first under
+    /// `strategy`; empty when the position is not covered.
+    pub(crate) fn ranked_moves(
+        &self,
+        pos: &Position,
+        strategy: Strategy,
+    ) -> Result<Vec<Move>, SearchError> {
         let Some(target) = self.score(pos, 0)? else {
             return Ok(Vec::new());
         };
@@ -141,6 +242,9 @@ impl<'a> Tablebases<'a> {
             if self.child_score(pos, m)? == Some(target) {
                 best.push(m);
             }
+        }
+        if target == 0 && strategy == Strategy::Ultra {
+            self.rank_draws(pos, &mut best)?;
         }
         Ok(best)
     }
@@ -155,13 +259,18 @@ impl<'a> Tablebases<'a> {
             let Some(target) = self.score(&pos, 0)? else {
                 break;
             };
-            let mut best = None;
-            for &m in pos.legal_moves().iter() {
-                if self.child_score(&pos, m)? == Some(target) {
-                    best = Some(m);
-                    break;
+            let best = if target == 0 && self.strategy == Strategy::Ultra {
+                self.ranked_moves(&pos, Strategy::Ultra)?.first().copied()
+            } else {
+                let mut best = None;
+                for &m in pos.legal_moves().iter() {
+                    if self.child_score(&pos, m)? == Some(target) {
+                        best = Some(m);
+                        break;
+                    }
                 }
-            }
+                best
+            };
             let Some(m) = best else { break };
             line.push(m);
             pos = pos.play_unchecked(m);

@@ -500,7 +500,7 @@ pub struct SectorFile {
 
 /// Open `path` for reading without blocking (a FIFO under a table's name must not hang
 /// the program) and check that it is a regular file.
-fn open_regular(path: &Path) -> Result<File, Problem> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, Problem> {
     // Checked before opening, because opening some special files has effects of its
     // own; checked again on the handle, because the name may have changed meanwhile.
     if !fs::metadata(path)?.is_file() {

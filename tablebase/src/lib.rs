@@ -3,6 +3,7 @@
 //! sectors), for the Standard and the No-flying game, with its exact value and
 //! distance to the end of the game (DTM).
 //!
+//! - [`classes`]: draw classes (where a drawn game settles), their files.
 //! - [`sector`]: the sets of positions a file holds, movement and placement.
 //! - [`value`]: stored values and their counts.
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
@@ -37,6 +38,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod classes;
 pub mod combin;
 pub mod compact;
 pub mod file;

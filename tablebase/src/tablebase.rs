@@ -22,6 +22,7 @@
 //! copy; whoever made the mapper promised that nobody rewrites a file in place
 //! meanwhile). The library reads no environment variable (the command line does).
 
+use crate::classes::{self, Class, ClassFile};
 use crate::compact::{
     compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind, DEFAULT_CACHE_MB,
 };
@@ -121,6 +122,8 @@ struct Tables {
     sector: SectorId,
     raw: Option<SectorFile>,
     compact: CompactTable,
+    /// The draw classes, or why its class file cannot be used.
+    classes: Option<Result<ClassFile, FileError>>,
 }
 
 impl Tables {
@@ -130,6 +133,7 @@ impl Tables {
             sector,
             raw: None,
             compact: CompactTable::default(),
+            classes: None,
         }
     }
 }
@@ -199,6 +203,34 @@ impl Tablebase {
             match kind {
                 Kind::Wdl => compact.wdl = Some(file?),
                 Kind::Dtm => compact.dtm = Some(file?),
+            }
+        }
+        for (variant, sector, path) in classes::class_names(dir)? {
+            let t = tables.entry((variant, sector));
+            let file = ClassFile::open(&path, variant, sector);
+            t.or_insert_with(|| Tables::new(variant, sector)).classes = Some(file);
+        }
+        // A class file belongs to the values it was built from: one built from other
+        // values is refused, naming both.
+        for t in tables.values_mut() {
+            let values = match (&t.raw, t.compact.answering()) {
+                (Some(f), _) => Some((f.header().checksum, f.path().to_path_buf())),
+                (None, Some(c)) => c.header().source.map(|s| (s, c.path().to_path_buf())),
+                (None, None) => None,
+            };
+            if let Some(Ok(c)) = &t.classes {
+                let problem = match &values {
+                    None => Some(format!("has no value file of its sector beside it")),
+                    Some((sum, path)) if *sum != c.header().values => Some(format!(
+                        "was built from other values than {} holds",
+                        path.display()
+                    )),
+                    Some(_) => None,
+                };
+                if let Some(p) = problem {
+                    let path = c.path().to_path_buf();
+                    t.classes = Some(Err(FileError::new(&path, std::io::Error::other(p))));
+                }
             }
         }
         let mut tb = Tablebase {
@@ -353,6 +385,56 @@ impl Tablebase {
         };
         let value = f.value(f.index().index(us, them))?;
         Ok(Some(Probe::new(value, &f.header().stats, f.path())))
+    }
+
+    /// The draw class of a position for the side to move (see [`crate::classes`]):
+    /// `None` when its sector has no class file or the position is decided.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the class file when it is damaged or belongs to other
+    /// values.
+    pub fn class(&self, pos: &Position) -> Result<Option<Class>, FileError> {
+        let Some(tables) = Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant(), s))
+        else {
+            return Ok(None);
+        };
+        match &tables.classes {
+            None => Ok(None),
+            Some(Err(e)) => Err(FileError::new(
+                &e.path,
+                std::io::Error::other(e.problem.to_string()),
+            )),
+            Some(Ok(f)) => {
+                let (us, them) = (pos.us(), pos.them());
+                let (u, t) = tables.sector.board();
+                let index = crate::index::SectorIndex::get(usize::from(u), usize::from(t));
+                f.class(index.index(us, them))
+            }
+        }
+    }
+
+    /// The stay class of a movement position's sector (see [`crate::classes`]), from
+    /// its class file; `None` without a usable one, and for a placement position.
+    pub fn stay_class(&self, pos: &Position) -> Option<i8> {
+        let sector = Tablebase::sector_of(pos)?;
+        match &self.tables(pos.variant(), sector.into())?.classes {
+            Some(Ok(f)) => Some(f.header().stay),
+            _ => None,
+        }
+    }
+
+    /// Whether a sector has a class file (good or not).
+    pub fn has_classes(&self, variant: Variant, sector: impl Into<SectorId>) -> bool {
+        self.tables(variant, sector.into())
+            .is_some_and(|t| t.classes.is_some())
+    }
+
+    /// The class files that cannot be used, and why.
+    pub fn class_problems(&self) -> impl Iterator<Item = &FileError> {
+        self.tables.iter().filter_map(|t| match &t.classes {
+            Some(Err(e)) => Some(e),
+            _ => None,
+        })
     }
 
     /// The value of a position for the side to move, as [`Tablebase::probe`] finds it.

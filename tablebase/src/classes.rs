@@ -1,0 +1,409 @@
+//! Draw classes: where a drawn game settles, the refinement of the strong solution
+//! that lets a perfect player choose among its drawing moves (an *ultra-strong*
+//! solution, after Gévay and Danner).
+//!
+//! Every movement sector `X-Y` has a **stay class**: the expected score margin of the
+//! side with `X` pieces over the positions of the sector pair (`X-Y` and `Y-X`
+//! together), win 1, draw 1/2, loss 0, as the values' counts give it, in percent
+//! points from -100 to 100: `round(100 * (2 e - 1))` with
+//! `e = (W(X-Y) + D(X-Y)/2 + L(Y-X) + D(Y-X)/2) / (N(X-Y) + N(Y-X))`. It is symmetric
+//! (`Y-X` has the negated class) and 0 for the sectors of equal material. A drawn
+//! position's **class**, for its side to move, is the stay class of the sector where
+//! the game stays for ever when each side, among the moves that keep its value
+//! (draws), steers towards the class best for itself: a higher class is better. The
+//! builder (`morris-builder`, `classes`) computes it pair by pair from the
+//! smallest material up; [`Class::distance`] is the number of plies in which the side
+//! ahead of its sector's stay class forces the game out of the pair, so that play
+//! which follows the classes makes progress.
+//!
+//! One file per variant and sector, `<variant>-<sector>.cls` beside the value files,
+//! little-endian throughout (`n` entries):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `MORRISCL` |
+//! | 8 | 4 | format version: 1 |
+//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 13 | 1, 1 | pieces of the side to move, of the opponent on the board |
+//! | 15 | 1, 1 | pieces in hand of the side to move, of the opponent |
+//! | 17 | 1 | the sector's stay class (`i8`; 0 for a placement sector) |
+//! | 18 | 6 | zero |
+//! | 24 | 8 | entry count `n` |
+//! | 32 | 8 | the block-checksum field of the value file the classes were built from |
+//! | 40 | 8 | xxh3-64 of the payload |
+//! | 48 | 8 | drawn entries |
+//! | 56 | 8 | xxh3-64 of bytes 0..56 |
+//! | 64 | 2 n | payload: one `u16` an entry |
+//!
+//! An entry is `class as u8 << 8 | distance` for a drawn position, [`DECIDED`] for a
+//! decided one (its value and distance are the value file's). A file whose value file
+//! changed (another checksum) is refused: classes belong to the values they were
+//! computed from.
+
+use crate::file::{FileError, Problem};
+use crate::index::orbit_count;
+use crate::sector::SectorId;
+use crate::value::SectorStats;
+use morris_engine::Variant;
+use std::fs::{self, File};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The magic bytes of a class file.
+pub const MAGIC: [u8; 8] = *b"MORRISCL";
+/// The format version of class files.
+pub const VERSION: u32 = 1;
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 64;
+/// The entry of a decided position.
+pub const DECIDED: u16 = 0x8000;
+/// The largest class magnitude.
+pub const MAX_CLASS: i8 = 100;
+
+/// The class of a drawn position for its side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Class {
+    /// The stay class of the sector where the game settles, for the side to move
+    /// (-100 to 100, higher is better).
+    pub class: i8,
+    /// Plies until the game leaves the sector pair for the one it settles in, when
+    /// the side to move's class differs from its sector's stay class (the side ahead
+    /// forces it in this many plies at most, the side behind delays it as long as it
+    /// can); 0 where the game stays (and in the placement phase, which always moves on).
+    pub distance: u8,
+}
+
+impl Class {
+    /// The stored entry of the class.
+    pub fn encode(self) -> u16 {
+        u16::from(self.class as u8) << 8 | u16::from(self.distance)
+    }
+
+    /// The class an entry holds; `None` for [`DECIDED`] or an entry out of range.
+    pub fn decode(entry: u16) -> Option<Class> {
+        let class = (entry >> 8) as u8 as i8;
+        (class.unsigned_abs() <= MAX_CLASS as u8).then_some(Class {
+            class,
+            distance: entry as u8,
+        })
+    }
+}
+
+/// The stay class of the sector pair whose counts are `own` (the side with `X`
+/// pieces to move) and `swapped` (the side with `Y` pieces to move): the expected
+/// score margin of the `X` side in percent points, 0 for an empty pair.
+pub fn stay_class(own: &SectorStats, swapped: &SectorStats) -> i8 {
+    let count = |s: &SectorStats| s.wins + s.draws + s.losses;
+    let total = (count(own) + count(swapped)) as f64;
+    if total == 0.0 {
+        return 0;
+    }
+    let half = (own.draws + swapped.draws) as f64 / 2.0;
+    let e = (own.wins as f64 + swapped.losses as f64 + half) / total;
+    // f64::round rounds half away from zero: the swapped pair gets the exact negation.
+    (100.0 * (2.0 * e - 1.0)).round() as i8
+}
+
+/// The name of the class file of a sector.
+pub fn file_name(variant: Variant, sector: impl Into<SectorId>) -> String {
+    format!("{}-{}.cls", variant.name(), sector.into())
+}
+
+/// The variant and sector a class file name stands for, if it is one.
+pub fn parse_file_name(name: &str) -> Option<(Variant, SectorId)> {
+    let stem = name.strip_suffix(".cls")?;
+    let (variant, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
+    Some((variant, sector))
+}
+
+/// The decoded header of a class file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The variant.
+    pub variant: Variant,
+    /// The sector.
+    pub sector: SectorId,
+    /// The sector's stay class (0 for a placement sector).
+    pub stay: i8,
+    /// Entries.
+    pub entries: u64,
+    /// The checksum field of the value file the classes come from.
+    pub values: u64,
+    /// xxh3-64 of the payload.
+    pub checksum: u64,
+    /// Drawn entries.
+    pub draws: u64,
+}
+
+impl Header {
+    /// The header's bytes.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12] = self.variant.index() as u8;
+        (h[13], h[14]) = self.sector.board();
+        if let SectorId::Placement(p) = self.sector {
+            (h[15], h[16]) = (p.us_hand, p.them_hand);
+        }
+        h[17] = self.stay as u8;
+        h[24..32].copy_from_slice(&self.entries.to_le_bytes());
+        h[32..40].copy_from_slice(&self.values.to_le_bytes());
+        h[40..48].copy_from_slice(&self.checksum.to_le_bytes());
+        h[48..56].copy_from_slice(&self.draws.to_le_bytes());
+        let sum = xxh3_64(&h[0..56]);
+        h[56..64].copy_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    /// Decode and check a header against the variant and sector its name says.
+    fn decode(h: &[u8; HEADER_LEN], variant: Variant, sector: SectorId) -> Result<Header, Problem> {
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+        if h[0..8] != MAGIC {
+            return Err(Problem::Magic);
+        }
+        if xxh3_64(&h[0..56]) != u64_at(56) {
+            return Err(Problem::HeaderChecksum);
+        }
+        if let Some(at) = h[18..24].iter().position(|&b| b != 0) {
+            return Err(Problem::Reserved(18 + at));
+        }
+        let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+        if version != VERSION {
+            return Err(Problem::Version(version));
+        }
+        let found_variant = Variant::from_index(usize::from(h[12]));
+        if found_variant != Some(variant) {
+            return Err(Problem::Variant {
+                expected: variant,
+                found: found_variant.map_or(format!("unknown ({})", h[12]), |v| v.name().into()),
+            });
+        }
+        let found = if (h[15], h[16]) == (0, 0) {
+            format!("{}-{}", h[13], h[14])
+        } else {
+            format!("{}-{}+{}-{}", h[13], h[14], h[15], h[16])
+        };
+        if found != sector.to_string() {
+            return Err(Problem::Sector {
+                expected: sector,
+                found,
+            });
+        }
+        let stay = h[17] as i8;
+        if stay.unsigned_abs() > MAX_CLASS as u8
+            || (matches!(sector, SectorId::Placement(_)) && stay != 0)
+        {
+            return Err(Problem::Implausible {
+                index: 0,
+                entries: 0,
+            });
+        }
+        Ok(Header {
+            variant,
+            sector,
+            stay,
+            entries: u64_at(24),
+            values: u64_at(32),
+            checksum: u64_at(40),
+            draws: u64_at(48),
+        })
+    }
+}
+
+/// An opened class file: header checked at opening, the payload read and checked
+/// against its checksum on first use.
+#[derive(Debug)]
+pub struct ClassFile {
+    path: PathBuf,
+    header: Header,
+    payload: OnceLock<Result<Box<[u16]>, String>>,
+}
+
+impl ClassFile {
+    /// Open the class file of `variant` and `sector` at `path`, checking its header
+    /// and length.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file and the first problem found.
+    pub fn open(path: &Path, variant: Variant, sector: SectorId) -> Result<ClassFile, FileError> {
+        let err = |p: Problem| FileError::new(path, p);
+        let mut file = crate::file::open_regular(path).map_err(err)?;
+        let len = file.metadata().map_err(|e| err(e.into()))?.len();
+        if len < HEADER_LEN as u64 {
+            return Err(err(Problem::Length {
+                found: len,
+                expected: HEADER_LEN as u64,
+            }));
+        }
+        let mut h = [0u8; HEADER_LEN];
+        file.read_exact(&mut h).map_err(|e| err(e.into()))?;
+        let header = Header::decode(&h, variant, sector).map_err(err)?;
+        crate::file::check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
+        Ok(ClassFile {
+            path: path.to_path_buf(),
+            header,
+            payload: OnceLock::new(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Every entry, read and checked on first use.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file when it cannot be read or its payload does not
+    /// match its checksum.
+    pub fn entries(&self) -> Result<&[u16], FileError> {
+        let read = self.payload.get_or_init(|| {
+            let mut file = File::open(&self.path).map_err(|e| e.to_string())?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+            let payload = bytes.get(HEADER_LEN..).unwrap_or_default();
+            if payload.len() as u64 != 2 * self.header.entries {
+                return Err(format!(
+                    "is {} bytes, expected {} (changed since it was opened)",
+                    bytes.len(),
+                    self.header.file_len()
+                ));
+            }
+            if xxh3_64(payload) != self.header.checksum {
+                return Err(format!(
+                    "corrupt payload (checksum mismatch in entries 0 to {})",
+                    self.header.entries.saturating_sub(1)
+                ));
+            }
+            Ok(payload
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect())
+        });
+        read.as_deref()
+            .map_err(|m| FileError::new(&self.path, std::io::Error::other(m.clone())))
+    }
+
+    /// The class of entry `index`: `None` for a decided position.
+    ///
+    /// # Errors
+    /// As [`ClassFile::entries`], and [`Problem::Implausible`] for an index beyond the
+    /// sector or an entry that is no class.
+    pub fn class(&self, index: u64) -> Result<Option<Class>, FileError> {
+        let entries = self.entries()?;
+        let bad = || {
+            FileError::new(
+                &self.path,
+                Problem::Implausible {
+                    index,
+                    entries: self.header.entries,
+                },
+            )
+        };
+        let e = *usize::try_from(index)
+            .ok()
+            .and_then(|i| entries.get(i))
+            .ok_or_else(bad)?;
+        if e == DECIDED {
+            return Ok(None);
+        }
+        Class::decode(e).map(Some).ok_or_else(bad)
+    }
+}
+
+impl Header {
+    /// The length of the file the header describes.
+    pub fn file_len(&self) -> u64 {
+        HEADER_LEN as u64 + 2 * self.entries
+    }
+}
+
+/// The class files in `dir` (by name: variant, sector, path), sorted; an absent
+/// directory has none.
+///
+/// # Errors
+/// A [`FileError`] naming the directory when it cannot be read.
+pub fn class_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, FileError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(FileError::new(dir, e)),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| FileError::new(dir, e))?;
+        let name = entry.file_name();
+        if let Some((v, s)) = name.to_str().and_then(parse_file_name) {
+            found.push((v, s, entry.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Entries of a sector: its number of positions up to symmetry.
+pub fn entries_of(sector: SectorId) -> u64 {
+    let (us, them) = sector.board();
+    orbit_count(usize::from(us), usize::from(them))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::SectorStats;
+
+    #[test]
+    fn entries_round_trip_and_decided_is_no_class() {
+        for class in -100i8..=100 {
+            for distance in [0u8, 1, 77, 255] {
+                let c = Class { class, distance };
+                assert_eq!(Class::decode(c.encode()), Some(c));
+                assert_ne!(c.encode(), DECIDED);
+            }
+        }
+        assert_eq!(Class::decode(DECIDED), None);
+        assert_eq!(Class::decode(0x6500), None, "class 101 is out of range");
+    }
+
+    #[test]
+    fn stay_classes_are_symmetric() {
+        let s = |wins, draws, losses| SectorStats {
+            wins,
+            draws,
+            losses,
+            ..SectorStats::default()
+        };
+        let (a, b) = (s(70, 20, 10), s(5, 30, 65));
+        // e = (70 + 65 + 25) / 200 = 0.8: margin 60.
+        assert_eq!(stay_class(&a, &b), 60);
+        assert_eq!(stay_class(&b, &a), -60);
+        assert_eq!(stay_class(&a, &a), 0 + stay_class(&a, &a));
+        let c = s(10, 80, 10);
+        assert_eq!(stay_class(&c, &c), 0);
+        // Half a point rounds away from zero both ways.
+        let (d, e) = (s(1, 0, 0), s(0, 0, 199));
+        assert_eq!(stay_class(&d, &e), -stay_class(&e, &d));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        let s: SectorId = "4-3"
+            .parse::<crate::Sector>()
+            .map(SectorId::Movement)
+            .unwrap();
+        assert_eq!(file_name(Variant::Standard, s), "standard-4-3.cls");
+        assert_eq!(
+            parse_file_name("standard-4-3.cls"),
+            Some((Variant::Standard, s))
+        );
+        assert_eq!(parse_file_name("standard-4-3.tb"), None);
+    }
+}

@@ -1,0 +1,419 @@
+//! Draw classes against a naive computation of their definition, on the complete games
+//! of four pieces a side (and five, `--ignored`), both variants; their check by
+//! `verify_classes`; damaged and stale class files refused.
+//!
+//! The oracle shares only the engine's moves, the index and the value tables with the
+//! builder. It finds every class by its definition: for each threshold `t` and each
+//! pair (smallest material first), the positions where the side to move can make the
+//! game settle in a pair worth at least `t` to it, by plain fixpoint iteration (a
+//! pair worth `t` or more: the greatest set where that side can stay or leave for a
+//! winning position; a pair worth less: the least set from which it can force such a
+//! departure), and a placement position's class by plain recursion.
+
+use morris_builder::classes::{self, ClassError, Store};
+use morris_builder::driver::generate_game_into;
+use morris_builder::Silent;
+use morris_engine::{Color, Position, Setup, Variant};
+use morris_tablebase::{
+    OpenOptions, PlacementSector, Sector, SectorId, SectorIndex, Tablebase, Wdl,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("morris-classes-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn movement_position(variant: Variant, sector: Sector, i: u64) -> Position {
+    let (us, them) = SectorIndex::get(sector.us.into(), sector.them.into()).position(i);
+    let setup = Setup {
+        pieces: [us, them],
+        hand: [0, 0],
+        side_to_move: Color::White,
+    };
+    Position::from_setup(&setup, variant).unwrap()
+}
+
+fn is_draw(tb: &Tablebase, pos: &Position) -> bool {
+    pos.end().is_none() && tb.value(pos).unwrap().unwrap().wdl() == Wdl::Draw
+}
+
+/// The stay class of `X-Y`, from the values themselves (not the headers' counts).
+fn stay(tb: &Tablebase, variant: Variant, s: Sector) -> i8 {
+    let score = |sector: Sector| -> (f64, f64) {
+        let index = SectorIndex::get(sector.us.into(), sector.them.into());
+        let mut points = 0.0;
+        for i in 0..index.size() {
+            let pos = movement_position(variant, sector, i);
+            points += match tb.value(&pos).unwrap().unwrap().wdl() {
+                Wdl::Win => 1.0,
+                Wdl::Draw => 0.5,
+                Wdl::Loss => 0.0,
+            };
+        }
+        (points, index.size() as f64)
+    };
+    let (own, n) = score(s);
+    let (theirs, m) = score(s.swapped());
+    let e = (own + (m - theirs)) / (n + m);
+    (100.0 * (2.0 * e - 1.0)).round() as i8
+}
+
+/// Every class of a game's movement sectors (for the side to move), by the definition.
+fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> HashMap<(Sector, u64), i8> {
+    let sectors: Vec<Sector> = Sector::all()
+        .into_iter()
+        .filter(|s| s.us <= max && s.them <= max)
+        .collect();
+    let stays: HashMap<Sector, i8> = sectors.iter().map(|&s| (s, stay(tb, variant, s))).collect();
+    // Nodes: drawn positions, each once with "P" to move and once with its opponent.
+    let mut id: HashMap<(Sector, u64, bool), usize> = HashMap::new();
+    let mut nodes: Vec<(Sector, u64, bool)> = Vec::new();
+    for &s in &sectors {
+        let index = SectorIndex::get(s.us.into(), s.them.into());
+        for i in 0..index.size() {
+            if is_draw(tb, &movement_position(variant, s, i)) {
+                for p in [true, false] {
+                    id.insert((s, i, p), nodes.len());
+                    nodes.push((s, i, p));
+                }
+            }
+        }
+    }
+    let children: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|&(s, i, p)| {
+            let pos = movement_position(variant, s, i);
+            let mut out = Vec::new();
+            for &m in pos.legal_moves().iter() {
+                let next = pos.play_unchecked(m);
+                if next.is_reduced(next.side_to_move()) || !is_draw(tb, &next) {
+                    continue;
+                }
+                let t = Sector::new(next.us().count() as u8, next.them().count() as u8).unwrap();
+                let j = SectorIndex::get(t.us.into(), t.them.into()).index(next.us(), next.them());
+                out.push(id[&(t, j, !p)]);
+            }
+            out
+        })
+        .collect();
+    let pair_of = |s: Sector| {
+        if s.us <= s.them {
+            (s.us, s.them)
+        } else {
+            (s.them, s.us)
+        }
+    };
+    let mut thresholds: Vec<i8> = stays.values().copied().collect();
+    thresholds.sort_unstable();
+    thresholds.dedup();
+    let mut class: HashMap<(Sector, u64), i8> = HashMap::new();
+    for &t in &thresholds {
+        let mut win = vec![false; nodes.len()];
+        // Pairs in solving order: each after those its captures reach.
+        let mut pairs: Vec<(u8, u8)> = sectors.iter().map(|&s| pair_of(s)).collect();
+        pairs.dedup();
+        for pair in pairs {
+            let members: Vec<usize> = (0..nodes.len())
+                .filter(|&n| pair_of(nodes[n].0) == pair)
+                .collect();
+            // P's stay class at a node: the sector's for P to move, negated otherwise.
+            let good = |n: usize| {
+                let (s, _, p) = nodes[n];
+                let v = stays[&s];
+                (if p { v } else { -v }) >= t
+            };
+            // Each half of the pair (one P) is good or bad as a whole.
+            for n in &members {
+                win[*n] = good(*n);
+            }
+            loop {
+                let mut changed = false;
+                for &n in &members {
+                    let p = nodes[n].2;
+                    let now = if p {
+                        children[n].iter().any(|&c| win[c])
+                    } else {
+                        children[n].iter().all(|&c| win[c])
+                    };
+                    // Good halves shrink from everything, bad ones grow from nothing.
+                    let next = if good(n) {
+                        win[n] && now
+                    } else {
+                        win[n] || now
+                    };
+                    if next != win[n] {
+                        win[n] = next;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+        for (n, &(s, i, p)) in nodes.iter().enumerate() {
+            if p && win[n] {
+                class.insert((s, i), t);
+            }
+        }
+    }
+    class
+}
+
+/// Every class of a game's placement sectors, by recursion over the moves.
+fn oracle_placement(
+    tb: &Tablebase,
+    variant: Variant,
+    max: u8,
+    movement: &HashMap<(Sector, u64), i8>,
+) -> HashMap<(PlacementSector, u64), i8> {
+    fn class_of(
+        tb: &Tablebase,
+        pos: &Position,
+        movement: &HashMap<(Sector, u64), i8>,
+        memo: &mut HashMap<(PlacementSector, u64), i8>,
+    ) -> i8 {
+        let index_of = |us, them| SectorIndex::get(us, them);
+        if let Some(p) = PlacementSector::of(pos) {
+            let i = index_of(p.us.into(), p.them.into()).index(pos.us(), pos.them());
+            if let Some(&c) = memo.get(&(p, i)) {
+                return c;
+            }
+            let mut best = i8::MIN;
+            for &m in pos.legal_moves().iter() {
+                let next = pos.play_unchecked(m);
+                if is_draw(tb, &next) {
+                    best = best.max(-class_of(tb, &next, movement, memo));
+                }
+            }
+            memo.insert((p, i), best);
+            best
+        } else {
+            let s = Sector::new(pos.us().count() as u8, pos.them().count() as u8).unwrap();
+            let i = index_of(s.us.into(), s.them.into()).index(pos.us(), pos.them());
+            movement[&(s, i)]
+        }
+    }
+    let mut memo = HashMap::new();
+    for p in PlacementSector::all(max) {
+        let index = SectorIndex::get(p.us.into(), p.them.into());
+        for i in 0..index.size() {
+            let (us, them) = index.position(i);
+            let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
+            if is_draw(tb, &pos) {
+                class_of(tb, &pos, movement, &mut memo);
+            }
+        }
+    }
+    memo
+}
+
+/// Generate the game of `max` pieces with its classes, and compare every class file
+/// with the oracle, and check each by `verify_classes`.
+fn check_game(variant: Variant, max: u8) {
+    let dir = temp_dir(&format!("{}-{max}", variant.name()));
+    generate_game_into(&dir, variant, max, &Silent).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let movement: Vec<Sector> = morris_builder::driver::plan(
+        &Sector::all()
+            .into_iter()
+            .filter(|s| s.us <= max && s.them <= max)
+            .collect::<Vec<_>>(),
+    );
+    let placement = PlacementSector::all(max);
+    classes::build_into(&dir, &tb, variant, &movement, &placement, &|_| {}).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let oracle = oracle_movement(&tb, variant, max);
+    let placed = oracle_placement(&tb, variant, max, &oracle);
+    let mut store = Store::default();
+    let mut compared = 0u64;
+    let mut settled_elsewhere = 0u64;
+    for &s in &movement {
+        let index = SectorIndex::get(s.us.into(), s.them.into());
+        let stay = classes::stay_of(&tb, variant, s).unwrap();
+        for i in 0..index.size() {
+            let pos = movement_position(variant, s, i);
+            let got = tb.class(&pos).unwrap();
+            match oracle.get(&(s, i)) {
+                None => assert_eq!(got, None, "{} {s} entry {i}: decided", variant.name()),
+                Some(&c) => {
+                    let got = got.unwrap_or_else(|| panic!("{s} entry {i}: no class"));
+                    assert_eq!(got.class, c, "{} {s} entry {i}", variant.name());
+                    assert_eq!(
+                        got.distance == 0,
+                        c == stay,
+                        "{s} entry {i}: distance {got:?}"
+                    );
+                    compared += 1;
+                    settled_elsewhere += u64::from(c != stay);
+                }
+            }
+        }
+        let file = dir.join(morris_tablebase::classes::file_name(variant, s));
+        let f = morris_tablebase::classes::ClassFile::open(&file, variant, s.into()).unwrap();
+        store.insert(s.into(), f.entries().unwrap().into());
+    }
+    for &p in &placement {
+        let index = SectorIndex::get(p.us.into(), p.them.into());
+        for i in 0..index.size() {
+            let (us, them) = index.position(i);
+            let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
+            let got = tb.class(&pos).unwrap();
+            assert_eq!(
+                got.map(|c| c.class),
+                placed.get(&(p, i)).copied(),
+                "{} {p} entry {i}",
+                variant.name()
+            );
+            compared += u64::from(got.is_some());
+        }
+        let file = dir.join(morris_tablebase::classes::file_name(variant, p));
+        let f = morris_tablebase::classes::ClassFile::open(&file, variant, p.into()).unwrap();
+        store.insert(p.into(), f.entries().unwrap().into());
+    }
+    for s in movement
+        .iter()
+        .map(|&s| SectorId::from(s))
+        .chain(placement.iter().map(|&p| p.into()))
+    {
+        let (bad, first) = classes::verify_classes(&tb, &store, variant, s).unwrap();
+        assert_eq!((bad, first), (0, None), "{} {s}", variant.name());
+    }
+    println!(
+        "{} {max} pieces: {compared} classes agree ({settled_elsewhere} movement draws settle outside their pair)",
+        variant.name()
+    );
+    assert!(compared > 1000, "too few draws to say anything: {compared}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn classes_of_the_four_piece_games_match_the_definition() {
+    check_game(Variant::Standard, 4);
+    check_game(Variant::NoFlying, 4);
+}
+
+#[test]
+#[ignore = "slow: the five-piece games, a few minutes in --release"]
+fn classes_of_the_five_piece_games_match_the_definition() {
+    check_game(Variant::Standard, 5);
+    check_game(Variant::NoFlying, 5);
+}
+
+/// A game of four pieces with classes, in a fresh directory.
+fn game_with_classes(name: &str) -> (PathBuf, Vec<Sector>) {
+    let dir = temp_dir(name);
+    generate_game_into(&dir, Variant::Standard, 4, &Silent).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let movement = morris_builder::driver::plan(&[Sector::new(4, 4).unwrap()]);
+    classes::build_into(&dir, &tb, Variant::Standard, &movement, &[], &|_| {}).unwrap();
+    (dir, movement)
+}
+
+fn first_draw(tb: &Tablebase, s: Sector) -> Position {
+    let index = SectorIndex::get(s.us.into(), s.them.into());
+    (0..index.size())
+        .map(|i| movement_position(Variant::Standard, s, i))
+        .find(|p| is_draw(tb, p))
+        .unwrap()
+}
+
+fn class_path(dir: &Path, s: Sector) -> PathBuf {
+    dir.join(morris_tablebase::classes::file_name(Variant::Standard, s))
+}
+
+#[test]
+fn damaged_class_files_are_named_and_rebuilt() {
+    let (dir, movement) = game_with_classes("damaged");
+    let s = Sector::new(4, 4).unwrap();
+    let path = class_path(&dir, s);
+    let good = std::fs::read(&path).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let pos = first_draw(&tb, s);
+    assert!(tb.class(&pos).unwrap().is_some());
+
+    // A flipped payload byte: named on first use, never a class.
+    let mut bad = good.clone();
+    let at = bad.len() - 3;
+    bad[at] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let err = tb.class(&pos).unwrap_err().to_string();
+    assert!(
+        err.contains("standard-4-4.cls") && err.contains("checksum"),
+        "{err}"
+    );
+
+    // Truncated: refused at opening (kept as the sector's problem), named.
+    std::fs::write(&path, &good[..good.len() - 10]).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let problems: Vec<String> = tb.class_problems().map(ToString::to_string).collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("standard-4-4.cls") && p.contains("bytes")),
+        "{problems:?}"
+    );
+    assert!(tb.class(&pos).is_err());
+
+    // A header byte changed: the header checksum fails.
+    let mut bad = good.clone();
+    bad[17] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    assert!(tb.class(&pos).unwrap_err().to_string().contains("checksum"));
+
+    // The builder names the damaged file and builds it again, byte for byte.
+    let mut lines = Vec::new();
+    let log = std::sync::Mutex::new(&mut lines);
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    classes::build_into(&dir, &tb, Variant::Standard, &movement, &[], &|l| {
+        log.lock().unwrap().push(l.to_string())
+    })
+    .unwrap();
+    assert!(
+        lines.iter().any(|l| l.contains("standard-4-4.cls")),
+        "{lines:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn classes_of_other_values_are_refused() {
+    let (dir, _) = game_with_classes("stale");
+    let s = Sector::new(3, 3).unwrap();
+    // The classes of 3-3 beside values that are not the ones they came from: those of
+    // a directory where 3-3's file was written again with a changed value.
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let mut values = tb.file(Variant::Standard, s).unwrap().values().unwrap();
+    let pos = first_draw(&tb, s);
+    let i = values.iter().position(|&v| v != 0).unwrap();
+    values[i] = 0;
+    morris_builder::write::write_sector(&dir, Variant::Standard, s, &values).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let err = tb.class(&pos).unwrap_err().to_string();
+    assert!(
+        err.contains("standard-3-3.cls") && err.contains("other values"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_class_file_of_a_dependency_is_named() {
+    let (dir, movement) = game_with_classes("missing");
+    std::fs::remove_file(class_path(&dir, Sector::new(4, 4).unwrap())).unwrap();
+    std::fs::remove_file(class_path(&dir, Sector::new(3, 4).unwrap())).unwrap();
+    // Building 4-4 alone needs the classes of 3-4, where its captures lead.
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let last = movement.last().copied().unwrap();
+    let err = classes::build_into(&dir, &tb, Variant::Standard, &[last], &[], &|_| {}).unwrap_err();
+    assert!(matches!(err, ClassError::MissingClasses(_)), "{err}");
+    assert!(err.to_string().contains("sector 3-4"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
