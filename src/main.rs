@@ -52,7 +52,9 @@ mod perft;
 mod play;
 mod probe;
 mod progress;
+mod puzzles;
 mod report;
+mod review;
 mod serve;
 mod show;
 mod solve;
@@ -93,6 +95,8 @@ enum Command {
     Bench(bench::Args),
     Play(play::Args),
     Serve(serve::Args),
+    Puzzles(puzzles::Args),
+    Review(review::Args),
     Uci(uci::Args),
     Match(r#match::Args),
 }
@@ -162,6 +166,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(&a),
         Command::Play(a) => play::run(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::Puzzles(a) => puzzles::run(&a),
+        Command::Review(a) => review::run(&a),
         Command::Uci(a) => uci::run(&a),
         Command::Match(a) => r#match::run(&a),
     };

@@ -31,6 +31,8 @@ pub mod analysis;
 pub mod error;
 pub mod eval;
 mod ordering;
+pub mod puzzles;
+pub mod review;
 pub mod score;
 pub mod search;
 pub mod strategy;

@@ -1,0 +1,151 @@
+//! Training positions from the tablebases: positions where exactly one move keeps a
+//! win (or, in a drawn position, exactly one move saves the draw), found by sampling a
+//! sector's entries with a seeded generator.
+
+use crate::review::outcome;
+use crate::strategy::Rng;
+use morris_engine::{Color, Move, Position, Setup, Variant, Wdl};
+use morris_tablebase::{FileError, SectorId, SectorIndex, Tablebase};
+
+/// What a puzzle asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Find the one move that keeps the win.
+    Win,
+    /// Find the one move that keeps the draw (every other loses).
+    Draw,
+}
+
+/// A training position.
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    /// The position, side to move to play.
+    pub position: Position,
+    /// What it asks.
+    pub goal: Goal,
+    /// Plies to the end under best play, for a win.
+    pub dtm: Option<u16>,
+    /// The one move.
+    pub solution: Move,
+    /// Legal moves in the position.
+    pub moves: usize,
+}
+
+/// What to look for.
+#[derive(Clone, Copy, Debug)]
+pub struct Search {
+    /// The sector to sample.
+    pub sector: SectorId,
+    /// The goal, or either.
+    pub goal: Option<Goal>,
+    /// Wins at least this long (plies).
+    pub min_dtm: u16,
+    /// Wins at most this long.
+    pub max_dtm: u16,
+    /// At least this many legal moves (a puzzle with one legal move asks nothing).
+    pub min_moves: usize,
+}
+
+/// The position of entry `i` of a sector, in the colours a game gives it.
+fn position(variant: Variant, sector: SectorId, i: u64) -> Option<Position> {
+    let (us, them) = sector.board();
+    let (u, t) = SectorIndex::get(usize::from(us), usize::from(them)).position(i);
+    let setup = match sector {
+        SectorId::Movement(_) => Setup {
+            pieces: [u, t],
+            hand: [0, 0],
+            side_to_move: Color::White,
+        },
+        SectorId::Placement(p) => p.game_setup(u, t),
+    };
+    Position::from_setup(&setup, variant).ok()
+}
+
+/// The puzzle at a position, if it is one.
+///
+/// # Errors
+/// [`FileError`] naming a damaged table file.
+pub fn puzzle_at(
+    tb: &Tablebase,
+    pos: &Position,
+    want: &Search,
+) -> Result<Option<Puzzle>, FileError> {
+    if pos.end().is_some() {
+        return Ok(None);
+    }
+    let Some(value) = tb.value(pos)? else {
+        return Ok(None);
+    };
+    let goal = match value.wdl() {
+        Wdl::Win => Goal::Win,
+        Wdl::Draw => Goal::Draw,
+        Wdl::Loss => return Ok(None),
+    };
+    if want.goal.is_some_and(|g| g != goal) {
+        return Ok(None);
+    }
+    if goal == Goal::Win {
+        let d = value.dtm().unwrap_or(0);
+        if d < want.min_dtm || d > want.max_dtm {
+            return Ok(None);
+        }
+    }
+    let moves = pos.legal_moves();
+    if moves.len() < want.min_moves.max(2) {
+        return Ok(None);
+    }
+    let mut keeping = None;
+    for &m in moves.iter() {
+        let Some(o) = outcome(tb, &pos.play_unchecked(m))? else {
+            return Ok(None);
+        };
+        if o.wdl == value.wdl() {
+            if keeping.is_some() {
+                return Ok(None);
+            }
+            keeping = Some(m);
+        }
+    }
+    Ok(keeping.map(|solution| Puzzle {
+        position: *pos,
+        goal,
+        dtm: value.dtm().filter(|_| goal == Goal::Win),
+        solution,
+        moves: moves.len(),
+    }))
+}
+
+/// Up to `count` puzzles of `want.sector`, from at most `tries` entries drawn with
+/// `rng` (distinct puzzles; fewer when the sector has few).
+///
+/// # Errors
+/// [`FileError`] naming a damaged table file.
+pub fn find(
+    tb: &Tablebase,
+    variant: Variant,
+    want: &Search,
+    count: usize,
+    tries: u64,
+    rng: &mut Rng,
+) -> Result<Vec<Puzzle>, FileError> {
+    let (us, them) = want.sector.board();
+    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    let mut found: Vec<Puzzle> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..tries {
+        if found.len() >= count || size == 0 {
+            break;
+        }
+        let i = rng.next_u64() % size;
+        if !seen.insert(i) {
+            continue;
+        }
+        let Some(pos) = position(variant, want.sector, i) else {
+            continue;
+        };
+        if let Some(p) = puzzle_at(tb, &pos, want)? {
+            found.push(p);
+        }
+    }
+    Ok(found)
+}
