@@ -104,10 +104,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             };
             match &class {
                 Some(c) => outln!(
-                    "{}, {} ({} sector {sector})",
+                    "{} ({} sector {sector}), {}",
                     describe::value(v.into()),
-                    describe::class(c),
-                    pos.variant()
+                    pos.variant(),
+                    describe::class(c)
                 ),
                 None => outln!(
                     "{} ({} sector {sector})",

@@ -21,7 +21,7 @@ pub enum GoalArg {
     Any,
 }
 
-/// Find training positions: exactly one move keeps the win, or saves the draw.
+/// Training positions: one move keeps the win or saves the draw.
 #[derive(clap::Args)]
 #[command(
     after_help = "Positions are drawn at random (seeded) from the sectors asked for; by default from\n\

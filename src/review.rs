@@ -6,8 +6,10 @@ use morris_engine::{Color, Wdl};
 use morris_solver::review::{self, Mark, Outcome, Review, Summary};
 use serde::Serialize;
 
-/// Review a game: each ply's value before and after for its player, blunders,
-/// inaccuracies and only moves, the best alternative, and a summary per player.
+/// Review a game ply by ply by the tablebases.
+///
+/// Each ply's value before and after for its player, blunders, inaccuracies and only
+/// moves, the best alternative, and a summary per player.
 #[derive(clap::Args)]
 #[command(
     after_help = "A blunder loses value (a win given up for a draw or a loss, a draw for a loss); an\n\

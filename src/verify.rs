@@ -359,6 +359,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     bad += full.bad;
+    let (class_bad, class_mismatches) = check_classes(args, &dir)?;
+    bad += class_bad;
+    full.mismatches += class_mismatches;
     if bad > 0 || full.mismatches > 0 {
         anyhow::bail!(
             "{bad} bad or uncheckable files, {} mismatched values",
@@ -390,6 +393,67 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     outln!("{}", summary(args, files, &full));
     Ok(())
+}
+
+/// Check every class file: its header and payload, and that it belongs to the values
+/// beside it; with `--full`, every class recomputed from its successors' classes. The
+/// bad files and the mismatched classes.
+fn check_classes(args: &Args, dir: &std::path::Path) -> anyhow::Result<(u64, u64)> {
+    let names = morris_tablebase::classes::class_names(dir)?;
+    let variants = args.variant.list();
+    let chosen = |v: Variant, s: SectorId| {
+        variants.contains(&v) && (args.sector.is_empty() || args.sector.contains(&s))
+    };
+    if !names.iter().any(|(v, s, _)| chosen(*v, *s)) {
+        return Ok((0, 0));
+    }
+    let tb = args.tb.open()?;
+    let (mut bad, mut mismatches) = (0u64, 0u64);
+    let mut store = morris_builder::classes::Store::default();
+    let mut good = Vec::new();
+    for (variant, sector, _) in &names {
+        if !variants.contains(variant) {
+            continue;
+        }
+        // The files a full check reads: all of the variant's (successors' classes).
+        match morris_builder::classes::finished(dir, &tb, *variant, *sector) {
+            Ok(Some(entries)) => {
+                store.insert(*sector, entries);
+                if chosen(*variant, *sector) {
+                    good.push((*variant, *sector));
+                    if !args.full {
+                        outln!("{variant} {sector} classes: checksum ok");
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                if chosen(*variant, *sector) {
+                    outln!("{variant} {sector} classes: BAD: {e}");
+                    bad += 1;
+                }
+            }
+        }
+    }
+    if args.full {
+        for (variant, sector) in good {
+            match morris_builder::classes::verify_classes(&tb, &store, variant, sector) {
+                Ok((0, _)) => outln!("{variant} {sector} classes: every class verified"),
+                Ok((n, first)) => {
+                    outln!(
+                        "{variant} {sector} classes: BAD: {n} classes differ from their successors' (first at entry {})",
+                        first.unwrap_or(0)
+                    );
+                    mismatches += n;
+                }
+                Err(e) => {
+                    outln!("{variant} {sector} classes: BAD: {e}");
+                    bad += 1;
+                }
+            }
+        }
+    }
+    Ok((bad, mismatches))
 }
 
 /// The last line of a run that found nothing wrong.

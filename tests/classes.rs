@@ -1,5 +1,6 @@
-//! Draw classes against a naive computation of their definition, on the complete games
-//! of four pieces a side (and five, `--ignored`), both variants; their check by
+//! Draw classes against a naive computation of their definition, on small complete
+//! games (No-flying with four pieces a side, Standard with three; the Standard game of
+//! four and both of five with `--ignored`); their check by
 //! `verify_classes`; damaged and stale class files refused.
 //!
 //! The oracle shares only the engine's moves, the index and the value tables with the
@@ -214,7 +215,7 @@ fn oracle_placement(
 
 /// Generate the game of `max` pieces with its classes, and compare every class file
 /// with the oracle, and check each by `verify_classes`.
-fn check_game(variant: Variant, max: u8) {
+fn check_game(variant: Variant, max: u8) -> u64 {
     let dir = temp_dir(&format!("{}-{max}", variant.name()));
     generate_game_into(&dir, variant, max, &Silent).unwrap();
     let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
@@ -287,21 +288,32 @@ fn check_game(variant: Variant, max: u8) {
         "{} {max} pieces: {compared} classes agree ({settled_elsewhere} movement draws settle outside their pair)",
         variant.name()
     );
-    assert!(compared > 1000, "too few draws to say anything: {compared}");
+    assert!(compared > 400, "too few draws to say anything: {compared}");
     std::fs::remove_dir_all(&dir).unwrap();
+    settled_elsewhere
 }
 
 #[test]
-fn classes_of_the_four_piece_games_match_the_definition() {
+fn classes_of_small_complete_games_match_the_definition() {
+    // The No-flying game of four pieces (150 thousand draws) and the Standard game of
+    // three; the Standard four-piece game (3.9 million draws) is --ignored.
+    let elsewhere = check_game(Variant::NoFlying, 4);
+    // Draws that leave their pair for a better one: the attractors are exercised.
+    assert!(elsewhere > 100, "{elsewhere}");
+    check_game(Variant::Standard, 3);
+}
+
+#[test]
+#[ignore = "slow: the Standard four-piece game, several minutes in --release"]
+fn classes_of_the_standard_four_piece_game_match_the_definition() {
     check_game(Variant::Standard, 4);
-    check_game(Variant::NoFlying, 4);
 }
 
 #[test]
-#[ignore = "slow: the five-piece games, a few minutes in --release"]
+#[ignore = "slow: the five-piece games, long in --release and gigabytes of memory"]
 fn classes_of_the_five_piece_games_match_the_definition() {
-    check_game(Variant::Standard, 5);
     check_game(Variant::NoFlying, 5);
+    check_game(Variant::Standard, 5);
 }
 
 /// A game of four pieces with classes, in a fresh directory.

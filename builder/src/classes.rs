@@ -235,58 +235,86 @@ impl Graph {
             });
         }
         const CHUNK: usize = 1 << 12;
-        let per_node: Vec<Result<Vec<Option<Moves>>, ClassError>> = (0..2 * n)
+        // Each chunk's nodes in compact form (no allocation a node survives the chunk),
+        // joined in order below.
+        struct Chunk {
+            drawn: Vec<bool>,
+            inside_len: Vec<u32>,
+            inside: Vec<u32>,
+            exit_len: Vec<u32>,
+            exits: Vec<i8>,
+        }
+        let chunks: Vec<Result<Chunk, ClassError>> = (0..2 * n)
             .into_par_iter()
             .step_by(CHUNK)
             .map(|first| {
-                let mut out = Vec::with_capacity(CHUNK);
+                let mut c = Chunk {
+                    drawn: Vec::with_capacity(CHUNK),
+                    inside_len: Vec::with_capacity(CHUNK),
+                    inside: Vec::new(),
+                    exit_len: Vec::with_capacity(CHUNK),
+                    exits: Vec::new(),
+                };
                 for node in first..(first + CHUNK).min(2 * n) {
                     let (side, i) = (node / n, node % n);
                     let (us, them) = index[side].position(i as u64);
                     let pos = movement_position(variant, us, them);
-                    if !is_draw(tb, &pos)? {
-                        out.push(None);
-                        continue;
-                    }
-                    let other = 1 - side;
-                    out.push(Some(successors_of(
-                        tb,
-                        store,
-                        &pos,
-                        sides[side].into(),
-                        sides[other],
-                        &index[other],
-                        n,
-                        other,
-                    )?));
+                    let moves = if is_draw(tb, &pos)? {
+                        let other = 1 - side;
+                        let m = successors_of(
+                            tb,
+                            store,
+                            &pos,
+                            sides[side].into(),
+                            sides[other],
+                            &index[other],
+                            n,
+                            other,
+                        )?;
+                        if m.inside.is_empty() && m.exits.is_empty() {
+                            return Err(ClassError::Inconsistent {
+                                sector: a.into(),
+                                what: "a drawn position has no drawing move".into(),
+                            });
+                        }
+                        Some(m)
+                    } else {
+                        None
+                    };
+                    c.drawn.push(moves.is_some());
+                    let m = moves.unwrap_or(Moves {
+                        inside: Vec::new(),
+                        exits: Vec::new(),
+                    });
+                    c.inside_len.push(m.inside.len() as u32);
+                    c.exit_len.push(m.exits.len() as u32);
+                    c.inside.extend(m.inside);
+                    c.exits.extend(m.exits);
                 }
-                Ok(out)
+                c.inside.shrink_to_fit();
+                c.exits.shrink_to_fit();
+                Ok(c)
             })
             .collect();
         let mut g = Graph {
             n,
             drawn: Vec::with_capacity(2 * n),
-            start: vec![0],
+            start: Vec::with_capacity(2 * n + 1),
             inside: Vec::new(),
-            exit_start: vec![0],
+            exit_start: Vec::with_capacity(2 * n + 1),
             exits: Vec::new(),
         };
-        for chunk in per_node {
-            for moves in chunk? {
-                g.drawn.push(moves.is_some());
-                if let Some(m) = moves {
-                    if m.inside.is_empty() && m.exits.is_empty() {
-                        return Err(ClassError::Inconsistent {
-                            sector: a.into(),
-                            what: "a drawn position has no drawing move".into(),
-                        });
-                    }
-                    g.inside.extend(m.inside);
-                    g.exits.extend(m.exits);
-                }
-                g.start.push(g.inside.len() as u32);
-                g.exit_start.push(g.exits.len() as u32);
+        g.start.push(0);
+        g.exit_start.push(0);
+        for chunk in chunks {
+            let c = chunk?;
+            g.drawn.extend(&c.drawn);
+            for (&li, &le) in c.inside_len.iter().zip(&c.exit_len) {
+                g.start.push(g.start[g.start.len() - 1] + li);
+                g.exit_start.push(g.exit_start[g.exit_start.len() - 1] + le);
             }
+            g.inside.extend(c.inside);
+            g.exits.extend(c.exits);
         }
         Ok(g)
     }
