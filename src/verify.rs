@@ -409,18 +409,36 @@ fn check_classes(args: &Args, dir: &std::path::Path) -> anyhow::Result<(u64, u64
     }
     let tb = args.tb.open()?;
     let (mut bad, mut mismatches) = (0u64, 0u64);
+    for &variant in &variants {
+        let (b, m) = check_variant_classes(args, dir, &tb, variant, &names, &chosen)?;
+        bad += b;
+        mismatches += m;
+    }
+    Ok((bad, mismatches))
+}
+
+/// [`check_classes`] for one variant: its class files alone are the successors'.
+fn check_variant_classes(
+    args: &Args,
+    dir: &std::path::Path,
+    tb: &morris_tablebase::Tablebase,
+    variant: Variant,
+    names: &[(Variant, SectorId, std::path::PathBuf)],
+    chosen: &dyn Fn(Variant, SectorId) -> bool,
+) -> anyhow::Result<(u64, u64)> {
+    let (mut bad, mut mismatches) = (0u64, 0u64);
     let mut store = morris_builder::classes::Store::default();
     let mut good = Vec::new();
-    for (variant, sector, _) in &names {
-        if !variants.contains(variant) {
+    for (v, sector, _) in names {
+        if *v != variant {
             continue;
         }
         // The files a full check reads: all of the variant's (successors' classes).
-        match morris_builder::classes::finished(dir, &tb, *variant, *sector) {
+        match morris_builder::classes::finished(dir, tb, variant, *sector) {
             Ok(Some(entries)) => {
                 store.insert(*sector, entries);
-                if chosen(*variant, *sector) {
-                    good.push((*variant, *sector));
+                if chosen(variant, *sector) {
+                    good.push(*sector);
                     if !args.full {
                         outln!("{variant} {sector} classes: checksum ok");
                     }
@@ -428,7 +446,7 @@ fn check_classes(args: &Args, dir: &std::path::Path) -> anyhow::Result<(u64, u64
             }
             Ok(None) => {}
             Err(e) => {
-                if chosen(*variant, *sector) {
+                if chosen(variant, *sector) {
                     outln!("{variant} {sector} classes: BAD: {e}");
                     bad += 1;
                 }
@@ -436,8 +454,8 @@ fn check_classes(args: &Args, dir: &std::path::Path) -> anyhow::Result<(u64, u64
         }
     }
     if args.full {
-        for (variant, sector) in good {
-            match morris_builder::classes::verify_classes(&tb, &store, variant, sector) {
+        for sector in good {
+            match morris_builder::classes::verify_classes(tb, &store, variant, sector) {
                 Ok((0, _)) => outln!("{variant} {sector} classes: every class verified"),
                 Ok((n, first)) => {
                     outln!(

@@ -56,13 +56,13 @@ const REPORT: [&str; 14] = [
     "moves",
     "search",
 ];
-const VALUE: [&str; 7] = [
-    "wdl", "dtm", "exact", "estimate", "obtained", "depth", "score",
+const VALUE: [&str; 8] = [
+    "wdl", "dtm", "exact", "estimate", "obtained", "depth", "score", "class",
 ];
 const MOVE: [&str; 8] = [
     "move", "from", "to", "capture", "position", "value", "result", "depth",
 ];
-const RESULT: [&str; 4] = ["wdl", "dtm", "exact", "score"];
+const RESULT: [&str; 5] = ["wdl", "dtm", "exact", "score", "class"];
 const SIDE: [&str; 3] = ["board", "hand", "phase"];
 const GAME_OVER: [&str; 3] = ["winner", "reason", "message"];
 const SEARCH: [&str; 4] = ["time_limit_s", "time_ms", "nodes", "depth"];
