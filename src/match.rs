@@ -508,26 +508,30 @@ impl Tally {
         self.wins + self.draws + self.losses
     }
 
-    /// The score (1 a win, 1/2 a draw) a game, and the half-width of its 95% interval
-    /// (normal approximation of the mean of the game scores).
-    fn score(&self) -> (f64, f64) {
+    /// The score (1 a win, 1/2 a draw) a game, and its 95% interval: Wilson's score
+    /// interval of the proportion, which stays honest near 0% and 100% (where the
+    /// normal approximation shrinks to nothing).
+    fn score(&self) -> (f64, f64, f64) {
         let n = f64::from(self.games().max(1));
-        let mean = (f64::from(self.wins) + f64::from(self.draws) / 2.0) / n;
-        let sq = (f64::from(self.wins) + f64::from(self.draws) / 4.0) / n;
-        let var = (sq - mean * mean).max(0.0);
-        (mean, 1.96 * (var / n).sqrt())
+        let p = (f64::from(self.wins) + f64::from(self.draws) / 2.0) / n;
+        let z: f64 = 1.96;
+        let z2 = z * z;
+        let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+        (p, (centre - half).max(0.0), (centre + half).min(1.0))
     }
 
     fn line(&self, name: &str) -> String {
-        let (mean, half) = self.score();
+        let (mean, low, high) = self.score();
         format!(
-            "{name}: {} wins, {} draws ({} at the ply limit), {} losses; score {:.1}% ± {:.1}% (95%)",
+            "{name}: {} wins, {} draws ({} at the ply limit), {} losses; score {:.1}% (95%: {:.1}% to {:.1}%)",
             self.wins,
             self.draws,
             self.max_ply_draws,
             self.losses,
             100.0 * mean,
-            100.0 * half
+            100.0 * low,
+            100.0 * high
         )
     }
 }
@@ -738,17 +742,22 @@ mod tests {
     }
 
     #[test]
-    fn the_interval_narrows_with_games_and_vanishes_for_one_result() {
+    fn the_interval_narrows_with_games_and_stays_open_at_the_ends() {
         let t = |wins, draws, losses| Tally {
             wins,
             draws,
             max_ply_draws: 0,
             losses,
         };
-        assert_eq!(t(10, 0, 0).score(), (1.0, 0.0));
-        let (m, h) = t(5, 0, 5).score();
-        assert!((m - 0.5).abs() < 1e-12 && (h - 1.96 * 0.5 / 10f64.sqrt()).abs() < 1e-12);
-        assert!(t(50, 0, 50).score().1 < h);
-        assert_eq!(t(0, 4, 0).score(), (0.5, 0.0));
+        // Ten wins of ten: the score is 100%, but ten games cannot rule out 70%.
+        let (m, low, high) = t(10, 0, 0).score();
+        assert_eq!((m, high), (1.0, 1.0));
+        assert!((0.69..0.73).contains(&low), "{low}");
+        let (m, low, high) = t(5, 0, 5).score();
+        assert!((m - 0.5).abs() < 1e-12 && (0.5 - low - (high - 0.5)).abs() < 1e-12);
+        let (_, low100, high100) = t(50, 0, 50).score();
+        assert!(high100 - low100 < high - low);
+        let (m, low, _) = t(0, 4, 0).score();
+        assert!(m == 0.5 && low < 0.5);
     }
 }

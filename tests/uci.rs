@@ -125,7 +125,7 @@ fn the_handshake_names_the_engine_and_its_options() {
         "Hash type spin",
         "Threads type spin",
         "Variant type combo",
-        "Strategy type combo default perfect var perfect",
+        "Strategy type combo default ultra var perfect var ultra",
     ] {
         let want = format!("option name {name}");
         assert!(
@@ -242,8 +242,8 @@ fn bad_commands_are_named_and_the_engine_goes_on() {
             "setoption: Variant 'twelve'",
         ),
         (
-            "setoption name Strategy value ultra",
-            "setoption: Strategy 'ultra'",
+            "setoption name Strategy value best",
+            "setoption: Strategy 'best'",
         ),
         (
             "setoption name UsePerfectDatabase value maybe",

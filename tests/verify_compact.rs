@@ -33,6 +33,7 @@ fn sets() -> &'static (PathBuf, PathBuf) {
             "4",
             "--threads",
             "2",
+            "--no-classes",
             "--tb",
             s(&raw),
         ])

@@ -311,9 +311,8 @@ impl Slots {
     }
 }
 
-/// Give the drawing moves their classes, and order the draws of a position the
-/// tables hold as ultra-strong play ranks them (best class first), when the searcher
-/// plays so.
+/// Give the drawing moves their classes, and list the draws best class first, when
+/// the searcher plays ultra-strong.
 fn with_classes(
     searcher: &Searcher<'_>,
     pos: &Position,
@@ -329,10 +328,18 @@ fn with_classes(
             m.class = searcher.class_info(&pos.play_unchecked(m.mv))?;
         }
     }
-    let order = searcher.tablebase_best_moves(pos)?;
-    if order.len() > 1 {
-        let rank = |mv: Move| order.iter().position(|&o| o == mv).unwrap_or(usize::MAX);
-        moves.sort_by_key(|a| (std::cmp::Reverse(a.score), rank(a.mv)));
+    // Draws of a better class first (for the mover: the negated class of the position
+    // a move leads to), then in notation order, as `probe` lists them; a draw without
+    // a class after those with one.
+    if moves.iter().any(|m| m.class.is_some()) {
+        let class = |a: &MoveAnalysis| a.class.map_or(i32::MIN, |c| -i32::from(c.class.class));
+        moves.sort_by_key(|a| {
+            (
+                std::cmp::Reverse(a.score),
+                std::cmp::Reverse(class(a)),
+                a.mv.to_string(),
+            )
+        });
     }
     Ok(())
 }
