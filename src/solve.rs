@@ -96,7 +96,7 @@ pub fn report(
     if best_moves.len() > 1 {
         let all: Vec<String> = best_moves.iter().map(ToString::to_string).collect();
         let order = if class.is_some() {
-            "all keep the value; best class first"
+            "all keep the value, in the best draw class"
         } else {
             "all keep the value"
         };
@@ -172,6 +172,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             searcher.class_info(&pos)?
         }
         _ => None,
+    };
+    // Under ultra-strong play the best of the drawing moves are those of the best
+    // class, as `analyze` and `probe` count them.
+    let best_moves = if class.is_some() {
+        let mut classed = Vec::new();
+        for &m in &best_moves {
+            let c = searcher.class_info(&pos.play_unchecked(m))?;
+            classed.push((m, c.map_or(i32::MIN, |c| -i32::from(c.class.class))));
+        }
+        let top = classed.iter().map(|c| c.1).max();
+        classed
+            .into_iter()
+            .filter(|c| Some(c.1) == top)
+            .map(|c| c.0)
+            .collect()
+    } else {
+        best_moves
     };
     if let Some(e) = searcher.class_failure() {
         errln!("warning: {e}; plain perfect play in its sector");
