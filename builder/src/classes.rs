@@ -184,15 +184,20 @@ struct Graph {
     exits: Vec<i8>,
 }
 
+/// The other sector of a pair, as moves without capture reach it: the sector, its
+/// index, and the first node of its side in the pair's graph.
+struct Other<'a> {
+    sector: Sector,
+    index: &'a SectorIndex,
+    first: usize,
+}
+
 fn successors_of(
     tb: &Tablebase,
     store: &Store,
     pos: &Position,
     sector: SectorId,
-    other: Sector,
-    other_index: &SectorIndex,
-    n: usize,
-    other_side: usize,
+    other: &Other<'_>,
 ) -> Result<Moves, ClassError> {
     let mut moves = Moves {
         inside: Vec::new(),
@@ -204,9 +209,9 @@ fn successors_of(
             continue;
         }
         let counts = (next.us().count() as u8, next.them().count() as u8);
-        if counts == (other.us, other.them) {
-            let j = other_index.index(next.us(), next.them()) as usize;
-            moves.inside.push((other_side * n + j) as u32);
+        if counts == (other.sector.us, other.sector.them) {
+            let j = other.index.index(next.us(), next.them()) as usize;
+            moves.inside.push((other.first + j) as u32);
         } else {
             moves.exits.push(-store.class_of(&next, sector)?.class);
         }
@@ -260,17 +265,13 @@ impl Graph {
                     let (us, them) = index[side].position(i as u64);
                     let pos = movement_position(variant, us, them);
                     let moves = if is_draw(tb, &pos)? {
-                        let other = 1 - side;
-                        let m = successors_of(
-                            tb,
-                            store,
-                            &pos,
-                            sides[side].into(),
-                            sides[other],
-                            &index[other],
-                            n,
-                            other,
-                        )?;
+                        let o = 1 - side;
+                        let other = Other {
+                            sector: sides[o],
+                            index: &index[o],
+                            first: o * n,
+                        };
+                        let m = successors_of(tb, store, &pos, sides[side].into(), &other)?;
                         if m.inside.is_empty() && m.exits.is_empty() {
                             return Err(ClassError::Inconsistent {
                                 sector: a.into(),

@@ -96,6 +96,10 @@ fn keeps(ours: Value, theirs: Value) -> bool {
     }
 }
 
+/// A drawing move, the class it steers to for its mover, and its distance key (lower
+/// is better).
+pub type Ranked = (Move, i8, i32);
+
 /// The drawing moves `moves` of the drawn position `pos` with what each is worth to
 /// its mover under ultra-strong play, best first: the class it steers to, then a key
 /// of its distance (the side ahead of its sector's stay class wants the shortest way
@@ -108,7 +112,7 @@ pub fn rank_draws(
     tb: &Tablebase,
     pos: &Position,
     moves: &[Move],
-) -> Result<Option<Vec<(Move, i8, i32)>>, FileError> {
+) -> Result<Option<Vec<Ranked>>, FileError> {
     let own = Tablebase::sector_id_of(pos);
     let stay = tb.stay_class(pos);
     let mut ranked = Vec::with_capacity(moves.len());

@@ -385,7 +385,6 @@ mod tests {
         // e = (70 + 65 + 25) / 200 = 0.8: margin 60.
         assert_eq!(stay_class(&a, &b), 60);
         assert_eq!(stay_class(&b, &a), -60);
-        assert_eq!(stay_class(&a, &a), 0 + stay_class(&a, &a));
         let c = s(10, 80, 10);
         assert_eq!(stay_class(&c, &c), 0);
         // Half a point rounds away from zero both ways.

@@ -220,7 +220,7 @@ impl Tablebase {
             };
             if let Some(Ok(c)) = &t.classes {
                 let problem = match &values {
-                    None => Some(format!("has no value file of its sector beside it")),
+                    None => Some("has no value file of its sector beside it".to_string()),
                     Some((sum, path)) if *sum != c.header().values => Some(format!(
                         "was built from other values than {} holds",
                         path.display()
