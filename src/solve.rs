@@ -174,21 +174,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         _ => None,
     };
     // Under ultra-strong play the best of the drawing moves are those of the best
-    // class, as `analyze` and `probe` count them.
-    let best_moves = if class.is_some() {
-        let mut classed = Vec::new();
-        for &m in &best_moves {
-            let c = searcher.class_info(&pos.play_unchecked(m))?;
-            classed.push((m, c.map_or(i32::MIN, |c| -i32::from(c.class.class))));
-        }
-        let top = classed.iter().map(|c| c.1).max();
-        classed
-            .into_iter()
-            .filter(|c| Some(c.1) == top)
-            .map(|c| c.0)
-            .collect()
-    } else {
-        best_moves
+    // class, as `analyze` and `probe` count them (the moves come ranked, best first).
+    let best_moves = match class {
+        Some(_) => match morris_solver::strategy::rank_draws(&tb, &pos, &best_moves)? {
+            Some(ranked) => {
+                let top = ranked.first().map(|r| r.1);
+                ranked
+                    .into_iter()
+                    .filter(|r| Some(r.1) == top)
+                    .map(|r| r.0)
+                    .collect()
+            }
+            None => best_moves,
+        },
+        None => best_moves,
     };
     if let Some(e) = searcher.class_failure() {
         errln!("warning: {e}; plain perfect play in its sector");

@@ -29,7 +29,7 @@
 //! an exit that no move reaches.
 
 use crate::write::write_safely;
-use morris_engine::{notation, Position, Setup, Variant};
+use morris_engine::{notation, Position, Variant};
 use morris_tablebase::classes::{self, Class, ClassFile, DECIDED};
 use morris_tablebase::file::Problem;
 use morris_tablebase::{
@@ -154,13 +154,14 @@ pub fn stay_of(tb: &Tablebase, variant: Variant, sector: Sector) -> Result<i8, C
     Ok(classes::stay_class(&own, &swapped))
 }
 
-/// The position of entry `(us, them)` of a movement sector, White to move.
-fn movement_position(
+/// The position of board `(us, them)` of a sector ([`SectorId::setup`]).
+fn entry_position(
     variant: Variant,
+    sector: SectorId,
     us: morris_engine::Bitboard,
     them: morris_engine::Bitboard,
 ) -> Position {
-    crate::verify::to_position(variant, us, them).expect("an index yields valid positions")
+    Position::from_setup(&sector.setup(us, them), variant).expect("an index yields valid positions")
 }
 
 /// The drawn successors of a drawn position, each as where it lies: inside the pair
@@ -263,7 +264,7 @@ impl Graph {
                 for node in first..(first + CHUNK).min(2 * n) {
                     let (side, i) = (node / n, node % n);
                     let (us, them) = index[side].position(i as u64);
-                    let pos = movement_position(variant, us, them);
+                    let pos = entry_position(variant, sides[side].into(), us, them);
                     let moves = if is_draw(tb, &pos)? {
                         let o = 1 - side;
                         let other = Other {
@@ -490,18 +491,6 @@ pub fn movement_pair(
     }
 }
 
-/// The position of entry `(us, them)` of a placement sector, in the colours a game
-/// gives it.
-fn placement_position(
-    variant: Variant,
-    sector: PlacementSector,
-    us: morris_engine::Bitboard,
-    them: morris_engine::Bitboard,
-) -> Position {
-    let setup: Setup = sector.game_setup(us, them);
-    Position::from_setup(&setup, variant).expect("an index yields valid positions")
-}
-
 /// The classes of a placement sector, from those of the sectors its placements reach.
 ///
 /// # Errors
@@ -519,7 +508,7 @@ pub fn placement_sector(
         .into_par_iter()
         .map(|i| {
             let (us, them) = index.position(i);
-            let pos = placement_position(variant, sector, us, them);
+            let pos = entry_position(variant, id, us, them);
             if !is_draw(tb, &pos)? {
                 return Ok(DECIDED);
             }
@@ -629,10 +618,7 @@ pub fn verify_classes(
         .into_par_iter()
         .map(|i| -> Result<Option<u64>, ClassError> {
             let (u, t) = index.position(i);
-            let pos = match sector {
-                SectorId::Movement(_) => movement_position(variant, u, t),
-                SectorId::Placement(p) => placement_position(variant, p, u, t),
-            };
+            let pos = entry_position(variant, sector, u, t);
             let stored = own[i as usize];
             let expected = expected_class(tb, store, &pos, stay, sector)?;
             let ok = match expected {

@@ -4,7 +4,7 @@
 
 use crate::review::outcome;
 use crate::strategy::Rng;
-use morris_engine::{Color, Move, Position, Setup, Variant, Wdl};
+use morris_engine::{Move, Position, Variant, Wdl};
 use morris_tablebase::{FileError, SectorId, SectorIndex, Tablebase};
 
 /// What a puzzle asks.
@@ -50,15 +50,7 @@ pub struct Search {
 fn position(variant: Variant, sector: SectorId, i: u64) -> Option<Position> {
     let (us, them) = sector.board();
     let (u, t) = SectorIndex::get(usize::from(us), usize::from(them)).position(i);
-    let setup = match sector {
-        SectorId::Movement(_) => Setup {
-            pieces: [u, t],
-            hand: [0, 0],
-            side_to_move: Color::White,
-        },
-        SectorId::Placement(p) => p.game_setup(u, t),
-    };
-    Position::from_setup(&setup, variant).ok()
+    Position::from_setup(&sector.setup(u, t), variant).ok()
 }
 
 /// The puzzle at a position, if it is one.

@@ -135,6 +135,20 @@ pub enum SectorId {
 }
 
 impl SectorId {
+    /// The setup of board `(us, them)` of this sector (the side to move's pieces
+    /// first): White to move in a movement sector, the colours a game gives it in a
+    /// placement sector ([`PlacementSector::game_setup`]).
+    pub fn setup(self, us: Bitboard, them: Bitboard) -> Setup {
+        match self {
+            SectorId::Movement(_) => Setup {
+                pieces: [us, them],
+                hand: [0, 0],
+                side_to_move: Color::White,
+            },
+            SectorId::Placement(p) => p.game_setup(us, them),
+        }
+    }
+
     /// Board counts `(us, them)`: the movement index that numbers its positions.
     pub fn board(self) -> (u8, u8) {
         match self {
