@@ -266,9 +266,12 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
                 }
             }
         }
-        let file = dir.join(morris_tablebase::classes::file_name(variant, s));
-        let f = morris_tablebase::classes::ClassFile::open(&file, variant, s.into()).unwrap();
-        store.insert(s.into(), f.entries().unwrap().into());
+        store.insert(
+            s.into(),
+            classes::finished(&dir, &tb, variant, s.into())
+                .unwrap()
+                .unwrap(),
+        );
     }
     for &p in &placement {
         let index = SectorIndex::get(p.us.into(), p.them.into());
@@ -286,9 +289,12 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
             }
             compared += u64::from(got.is_some());
         }
-        let file = dir.join(morris_tablebase::classes::file_name(variant, p));
-        let f = morris_tablebase::classes::ClassFile::open(&file, variant, p.into()).unwrap();
-        store.insert(p.into(), f.entries().unwrap().into());
+        store.insert(
+            p.into(),
+            classes::finished(&dir, &tb, variant, p.into())
+                .unwrap()
+                .unwrap(),
+        );
     }
     for s in movement
         .iter()
@@ -370,9 +376,23 @@ fn damaged_class_files_are_named_and_rebuilt() {
     let pos = first_draw(&tb, s);
     assert!(tb.class(&pos).unwrap().is_some());
 
-    // A flipped payload byte: named on first use, never a class.
+    // A flipped byte in the block that holds the position: named on first use,
+    // never a class.
+    let header = *morris_tablebase::classes::ClassFile::open(
+        &path,
+        Variant::Standard,
+        s.into(),
+        std::sync::Arc::default(),
+    )
+    .unwrap()
+    .header();
+    let index = SectorIndex::get(4, 4).index(pos.us(), pos.them());
+    assert!(
+        index < 1 << header.block_log2,
+        "the position is in the first block"
+    );
     let mut bad = good.clone();
-    let at = bad.len() - 3;
+    let at = header.layout().data_start() as usize + 2;
     bad[at] ^= 0x40;
     std::fs::write(&path, &bad).unwrap();
     let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
@@ -400,6 +420,17 @@ fn damaged_class_files_are_named_and_rebuilt() {
     std::fs::write(&path, &bad).unwrap();
     let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
     assert!(tb.class(&pos).unwrap_err().to_string().contains("checksum"));
+
+    // A file of the first format (raw entries) is refused by its version.
+    let mut old = good.clone();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&path, &old).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let err = tb.class(&pos).unwrap_err().to_string();
+    assert!(
+        err.contains("standard-4-4.cls") && err.contains("format version 1"),
+        "{err}"
+    );
 
     // The builder names the damaged file and builds it again, byte for byte.
     let mut lines = Vec::new();

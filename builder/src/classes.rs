@@ -9,39 +9,57 @@
 //! class. For the side `P` with `X` pieces, and each threshold `t` above its stay
 //! class, from the highest down, the positions where `P` forces an exit worth at least
 //! `t` form an attractor, grown from the previous threshold's: a position of `P`
-//! joins when one move reaches it, one of the opponent when every move does (a
-//! counter of moves left). Positions join in breadth-first order, so each one's
-//! distance (plies to the exit) is the least `P` can force and the most the opponent
-//! can delay. The same for the opponent and its thresholds above its own stay class;
-//! the two attractors are disjoint, and what neither reaches stays at the pair's stay
-//! class. Each threshold's sweep touches only what joins: the whole pair costs one
-//! pass over its moves per side, plus one per threshold over the exits.
+//! joins when one move reaches it, one of the opponent when every drawing move does.
+//! Positions join level by level (breadth first), so each one's distance (plies to
+//! the exit) is the least `P` can force and the most the opponent can delay. The same
+//! for the opponent and its thresholds above its own stay class; the two attractors
+//! are disjoint, and what neither reaches stays at the pair's stay class.
+//!
+//! The computation works on the value generator's arrays, not on a graph: one word a
+//! position and perspective (its state, and for the opponent's positions a counter
+//! of drawing moves not yet in the attractor, weighted by symmetry as the value
+//! generator weighs its counters) and one byte (the best exit of the position's
+//! mover). Moves are generated forward once, to count; a position that joins is taken
+//! back by the value generator's backward moves. Each threshold's sweep touches only
+//! what joins: the whole pair costs one pass over its moves, one backward pass per
+//! side, and a pass over the exits to sort them by threshold. A symmetric pair
+//! (`X = Y`) needs one side's sweep only: the other is its mirror image.
 //!
 //! **A placement sector** is acyclic: a drawn position's class is the best negated
 //! class of its drawn successors, read from the sectors placed after it (placement
 //! sectors with fewer pieces in hand, and the movement sectors where placing ends).
 //!
 //! [`verify_classes`] checks a sector's classes by a separate path: each drawn
-//! position's class and distance from its successors' alone (the best successor's
-//! class; for the side ahead of its stay class one more than the least distance
-//! among the successors that keep its class, for the side behind one more than the
-//! most), which the distances make a complete check: no cycle of positions can claim
-//! an exit that no move reaches.
+//! position's class and distance from its successors' alone, through the engine's
+//! move generator (the best successor's class; for the side ahead of its stay class
+//! one more than the least distance among the successors that keep its class, for
+//! the side behind one more than the most), which the distances make a complete
+//! check: no cycle of positions can claim an exit that no move reaches.
+//!
+//! Memory: a pair of `n` positions a side takes `2n` words and bytes and its two
+//! sectors' classes (about 7 bytes a position of the pair), besides the classes of
+//! the two sectors its captures reach; the value files are read through their
+//! mappings. Only the classes a sector needs are held: those of other sectors are
+//! read again from their files when needed.
 
-use crate::write::write_safely;
-use morris_engine::{notation, Position, Variant};
+use crate::pack::write_blocks;
+use crate::write::{write_at, write_safely};
+use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
+use morris_engine::{notation, Bitboard, Position, Variant, SYMMETRY_COUNT};
+use morris_sys::AtomicWords;
+use morris_tablebase::blocks::BlockCache;
 use morris_tablebase::classes::{self, Class, ClassFile, DECIDED};
-use morris_tablebase::file::Problem;
+use morris_tablebase::file::{decode_byte, Problem};
 use morris_tablebase::{
     FileError, PlacementSector, Sector, SectorId, SectorIndex, SectorStats, Tablebase, Wdl,
 };
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 use std::sync::Arc;
 use thiserror::Error;
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Why classes could not be computed, written or checked.
 #[derive(Debug, Error)]
@@ -61,6 +79,9 @@ pub enum ClassError {
     /// A distance too long for the class encoding.
     #[error("a draw of sector {0} leaves its pair in more than 255 plies, which the class encoding cannot store")]
     Distance(SectorId),
+    /// The working memory could not be had.
+    #[error("cannot allocate the working memory of the classes of sector {0}")]
+    Memory(SectorId),
     /// The values contradict themselves (a draw without a drawing move).
     #[error("sector {sector}: {what}")]
     Inconsistent {
@@ -71,14 +92,22 @@ pub enum ClassError {
     },
 }
 
-/// Classes of the sectors built or read so far.
+fn inconsistent(sector: impl Into<SectorId>, what: impl Into<String>) -> ClassError {
+    ClassError::Inconsistent {
+        sector: sector.into(),
+        what: what.into(),
+    }
+}
+
+/// The class entries of the sectors at hand: one `u16` an entry ([`Class::encode`];
+/// a decided position's entry means nothing, unless built here: then [`DECIDED`]).
 #[derive(Default)]
 pub struct Store {
     sectors: HashMap<SectorId, Arc<[u16]>>,
 }
 
 impl Store {
-    /// The class entries of a sector, if known.
+    /// The class entries of a sector, if at hand.
     pub fn get(&self, sector: SectorId) -> Option<&Arc<[u16]>> {
         self.sectors.get(&sector)
     }
@@ -88,39 +117,114 @@ impl Store {
         self.sectors.insert(sector, entries);
     }
 
-    /// The class of a drawn position (its sector must be stored).
-    fn class_of(&self, pos: &Position, from: SectorId) -> Result<Class, ClassError> {
-        let sector = Tablebase::sector_id_of(pos).ok_or_else(|| ClassError::Inconsistent {
-            sector: from,
-            what: "a move leads to a position of no sector".into(),
-        })?;
-        let entries = self.get(sector).ok_or(ClassError::MissingClasses(sector))?;
-        let (us, them) = sector.board();
-        let index =
-            SectorIndex::get(usize::from(us), usize::from(them)).index(pos.us(), pos.them());
-        let entry = usize::try_from(index)
-            .ok()
-            .and_then(|i| entries.get(i).copied());
-        entry
-            .and_then(Class::decode)
-            .ok_or_else(|| ClassError::Inconsistent {
-                sector: from,
-                what: format!("a drawn successor in sector {sector} has no class"),
-            })
+    /// Drop every sector but those of `keep`.
+    pub fn retain(&mut self, keep: &[SectorId]) {
+        self.sectors.retain(|s, _| keep.contains(s));
+    }
+
+    /// Make sure the classes of `needed` are at hand, reading them from `dir`, and
+    /// drop every other sector's (so that memory holds what one sector's work needs).
+    ///
+    /// # Errors
+    /// [`ClassError::MissingClasses`] for a sector without a class file, or the
+    /// problem of a damaged or stale one.
+    pub fn hold(
+        &mut self,
+        dir: &Path,
+        tb: &Tablebase,
+        variant: Variant,
+        needed: &[SectorId],
+    ) -> Result<(), ClassError> {
+        self.retain(needed);
+        for &s in needed {
+            if self.get(s).is_none() {
+                let entries =
+                    finished(dir, tb, variant, s)?.ok_or(ClassError::MissingClasses(s))?;
+                self.insert(s, entries);
+            }
+        }
+        Ok(())
     }
 }
 
-/// The value of a position from the tables, or the error naming the missing sector.
-fn is_draw(tb: &Tablebase, pos: &Position) -> Result<bool, ClassError> {
-    if pos.end().is_some() {
-        return Ok(false);
+/// A sector's values as raw codes (encoding 2 of `morris_tablebase::file`): mapped
+/// from its raw file, or decoded from its compact file.
+pub struct Values<'a> {
+    codes: Cow<'a, [u8]>,
+}
+
+impl Values<'_> {
+    /// Whether entry `i` is a draw.
+    #[inline]
+    fn drawn(&self, i: u64) -> bool {
+        decode_byte(self.codes[i as usize]).wdl() == Wdl::Draw
     }
-    match tb.value(pos)? {
-        Some(v) => Ok(v.wdl() == Wdl::Draw),
-        None => Err(match Tablebase::sector_id_of(pos) {
-            Some(s) => ClassError::MissingValues(s),
-            None => ClassError::NoSector(notation::setup_to_string(&pos.to_setup())),
-        }),
+}
+
+/// The values of a sector, every block checked.
+fn values(tb: &Tablebase, variant: Variant, sector: SectorId) -> Result<Values<'_>, ClassError> {
+    if let Some(f) = tb.file(variant, sector) {
+        return Ok(Values {
+            codes: Cow::Borrowed(f.entries()?),
+        });
+    }
+    let f = tb
+        .compact(variant, sector)
+        .and_then(|c| c.answering())
+        .ok_or(ClassError::MissingValues(sector))?;
+    Ok(Values {
+        codes: Cow::Owned(f.raw_codes()?),
+    })
+}
+
+/// A sector as successors reach it: its index, values and classes.
+struct Reached<'a> {
+    sector: SectorId,
+    index: Arc<SectorIndex>,
+    values: Values<'a>,
+    classes: Arc<[u16]>,
+}
+
+impl<'a> Reached<'a> {
+    fn new(
+        tb: &'a Tablebase,
+        store: &Store,
+        variant: Variant,
+        sector: SectorId,
+    ) -> Result<Reached<'a>, ClassError> {
+        let (us, them) = sector.board();
+        Ok(Reached {
+            sector,
+            index: SectorIndex::get(usize::from(us), usize::from(them)),
+            values: values(tb, variant, sector)?,
+            classes: Arc::clone(
+                store
+                    .get(sector)
+                    .ok_or(ClassError::MissingClasses(sector))?,
+            ),
+        })
+    }
+
+    /// The class of the position `(us, them)` of this sector if it is drawn.
+    #[inline]
+    fn class(
+        &self,
+        us: Bitboard,
+        them: Bitboard,
+        from: SectorId,
+    ) -> Result<Option<Class>, ClassError> {
+        let j = self.index.index(us, them);
+        if !self.values.drawn(j) {
+            return Ok(None);
+        }
+        Class::decode(self.classes[j as usize])
+            .map(Some)
+            .ok_or_else(|| {
+                inconsistent(
+                    from,
+                    format!("a drawn successor in sector {} has no class", self.sector),
+                )
+            })
     }
 }
 
@@ -155,343 +259,456 @@ pub fn stay_of(tb: &Tablebase, variant: Variant, sector: Sector) -> Result<i8, C
 }
 
 /// The position of board `(us, them)` of a sector ([`SectorId::setup`]).
-fn entry_position(
-    variant: Variant,
-    sector: SectorId,
-    us: morris_engine::Bitboard,
-    them: morris_engine::Bitboard,
-) -> Position {
+fn entry_position(variant: Variant, sector: SectorId, us: Bitboard, them: Bitboard) -> Position {
     Position::from_setup(&sector.setup(us, them), variant).expect("an index yields valid positions")
 }
 
-/// The drawn successors of a drawn position, each as where it lies: inside the pair
-/// (node) or an exit worth `payoff` (for the mover).
-struct Moves {
-    inside: Vec<u32>,
-    exits: Vec<i8>,
+/// The sectors whose classes a sector's classes are computed from: a movement
+/// sector's own pair and where its captures lead, a placement sector's successors.
+pub fn dependencies(sector: SectorId) -> Vec<SectorId> {
+    match sector {
+        SectorId::Movement(s) => {
+            let mut out = vec![sector, s.swapped().into()];
+            out.extend(s.after_capture().map(SectorId::from));
+            out.dedup();
+            out
+        }
+        SectorId::Placement(p) => std::iter::once(sector)
+            .chain(p.successors().into_iter().map(SectorId::from))
+            .collect(),
+    }
 }
 
-/// The pair's graph of drawn positions: node `side * n + i` is entry `i` of the pair's
-/// sector `side` (0 the sector asked for, 1 its swapped one; for a sector of equal
-/// counts both are the same sector, seen by either player).
-struct Graph {
+// ---- a movement pair ----
+
+/// The state of a position not (yet) in the attractor.
+const UNSETTLED: u16 = 0x8000;
+/// The state of a decided position (never part of the game over draws).
+const NOT_DRAWN: u16 = 0x8100;
+/// An output entry not yet given a class.
+const UNSET: u16 = 0x8200;
+/// The best exit of a position without drawing captures.
+const NO_EXIT: i8 = i8::MIN;
+/// The largest counter: at most 3 pieces flying to 21 points or 9 pieces sliding
+/// along 4 lines, each weighted by at most 16 symmetries.
+const COUNTER_MAX: u32 = 0xFFFF;
+
+#[inline]
+fn state(word: u32) -> u16 {
+    word as u16
+}
+
+/// One pair being solved: node `side * n + i` is entry `i` of side `side`'s sector
+/// (side 0 the sector asked for, side 1 its swapped one; for a symmetric pair both
+/// are the same sector, side 1 with the other player to move).
+struct Pair<'a> {
+    variant: Variant,
+    sectors: [Sector; 2],
+    index: [Arc<SectorIndex>; 2],
+    values: [&'a Values<'a>; 2],
+    /// Where each side's captures lead; `None` where a capture ends the game.
+    exits: [Option<&'a Reached<'a>>; 2],
     n: usize,
-    drawn: Vec<bool>,
-    /// Forward moves inside the pair, per node (CSR).
-    start: Vec<u32>,
-    inside: Vec<u32>,
-    /// Exit payoffs per node (CSR), for the node's mover, distinct.
-    exit_start: Vec<u32>,
-    exits: Vec<i8>,
+    symmetric: bool,
+    /// Per node: counter << 16 | state.
+    words: AtomicWords,
+    /// Per node: the best exit for its mover ([`NO_EXIT`] without one).
+    best: Vec<AtomicI8>,
 }
 
-/// The other sector of a pair, as moves without capture reach it: the sector, its
-/// index, and the first node of its side in the pair's graph.
-struct Other<'a> {
-    sector: Sector,
-    index: &'a SectorIndex,
-    first: usize,
-}
-
-fn successors_of(
-    tb: &Tablebase,
-    store: &Store,
-    pos: &Position,
-    sector: SectorId,
-    other: &Other<'_>,
-) -> Result<Moves, ClassError> {
-    let mut moves = Moves {
-        inside: Vec::new(),
-        exits: Vec::new(),
-    };
-    for &m in pos.legal_moves().iter() {
-        let next = pos.play_unchecked(m);
-        if next.is_reduced(next.side_to_move()) || !is_draw(tb, &next)? {
-            continue;
-        }
-        let counts = (next.us().count() as u8, next.them().count() as u8);
-        if counts == (other.sector.us, other.sector.them) {
-            let j = other.index.index(next.us(), next.them()) as usize;
-            moves.inside.push((other.first + j) as u32);
-        } else {
-            moves.exits.push(-store.class_of(&next, sector)?.class);
-        }
-    }
-    moves.inside.sort_unstable();
-    moves.inside.dedup();
-    moves.exits.sort_unstable();
-    moves.exits.dedup();
-    Ok(moves)
-}
-
-impl Graph {
-    fn build(
-        tb: &Tablebase,
-        store: &Store,
-        variant: Variant,
-        a: Sector,
-    ) -> Result<Graph, ClassError> {
-        let sides = [a, a.swapped()];
-        let index = sides.map(|s| SectorIndex::get(usize::from(s.us), usize::from(s.them)));
-        let n = index[0].size() as usize;
-        if 2 * n as u64 >= u64::from(u32::MAX) {
-            return Err(ClassError::Inconsistent {
-                sector: a.into(),
-                what: "too many positions for this computation".into(),
-            });
-        }
-        const CHUNK: usize = 1 << 12;
-        // Each chunk's nodes in compact form (no allocation a node survives the chunk),
-        // joined in order below.
-        struct Chunk {
-            drawn: Vec<bool>,
-            inside_len: Vec<u32>,
-            inside: Vec<u32>,
-            exit_len: Vec<u32>,
-            exits: Vec<i8>,
-        }
-        let chunks: Vec<Result<Chunk, ClassError>> = (0..2 * n)
-            .into_par_iter()
-            .step_by(CHUNK)
-            .map(|first| {
-                let mut c = Chunk {
-                    drawn: Vec::with_capacity(CHUNK),
-                    inside_len: Vec::with_capacity(CHUNK),
-                    inside: Vec::new(),
-                    exit_len: Vec::with_capacity(CHUNK),
-                    exits: Vec::new(),
-                };
-                for node in first..(first + CHUNK).min(2 * n) {
-                    let (side, i) = (node / n, node % n);
-                    let (us, them) = index[side].position(i as u64);
-                    let pos = entry_position(variant, sides[side].into(), us, them);
-                    let moves = if is_draw(tb, &pos)? {
-                        let o = 1 - side;
-                        let other = Other {
-                            sector: sides[o],
-                            index: &index[o],
-                            first: o * n,
-                        };
-                        let m = successors_of(tb, store, &pos, sides[side].into(), &other)?;
-                        if m.inside.is_empty() && m.exits.is_empty() {
-                            return Err(ClassError::Inconsistent {
-                                sector: a.into(),
-                                what: "a drawn position has no drawing move".into(),
-                            });
-                        }
-                        Some(m)
-                    } else {
-                        None
-                    };
-                    c.drawn.push(moves.is_some());
-                    let m = moves.unwrap_or(Moves {
-                        inside: Vec::new(),
-                        exits: Vec::new(),
-                    });
-                    c.inside_len.push(m.inside.len() as u32);
-                    c.exit_len.push(m.exits.len() as u32);
-                    c.inside.extend(m.inside);
-                    c.exits.extend(m.exits);
-                }
-                c.inside.shrink_to_fit();
-                c.exits.shrink_to_fit();
-                Ok(c)
-            })
-            .collect();
-        let mut g = Graph {
-            n,
-            drawn: Vec::with_capacity(2 * n),
-            start: Vec::with_capacity(2 * n + 1),
-            inside: Vec::new(),
-            exit_start: Vec::with_capacity(2 * n + 1),
-            exits: Vec::new(),
-        };
-        g.start.push(0);
-        g.exit_start.push(0);
-        for chunk in chunks {
-            let c = chunk?;
-            g.drawn.extend(&c.drawn);
-            for (&li, &le) in c.inside_len.iter().zip(&c.exit_len) {
-                g.start.push(g.start[g.start.len() - 1] + li);
-                g.exit_start.push(g.exit_start[g.exit_start.len() - 1] + le);
-            }
-            g.inside.extend(c.inside);
-            g.exits.extend(c.exits);
-        }
-        Ok(g)
+impl Pair<'_> {
+    fn id(&self) -> SectorId {
+        self.sectors[0].into()
     }
 
-    fn inside(&self, node: usize) -> &[u32] {
-        &self.inside[self.start[node] as usize..self.start[node + 1] as usize]
+    fn node(&self, side: usize, i: u64) -> usize {
+        side * self.n + i as usize
     }
 
-    fn exits(&self, node: usize) -> &[i8] {
-        &self.exits[self.exit_start[node] as usize..self.exit_start[node + 1] as usize]
+    fn board(&self, node: usize) -> (usize, u64, Bitboard, Bitboard) {
+        let (side, i) = (node / self.n, (node % self.n) as u64);
+        let (us, them) = self.index[side].position(i);
+        (side, i, us, them)
     }
 
-    /// Predecessors inside the pair (CSR).
-    fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
-        let nodes = self.drawn.len();
-        let mut count = vec![0u32; nodes + 1];
-        for &t in &self.inside {
-            count[t as usize + 1] += 1;
-        }
-        for i in 0..nodes {
-            count[i + 1] += count[i];
-        }
-        let mut fill = count.clone();
-        let mut pred = vec![0u32; self.inside.len()];
-        for node in 0..nodes {
-            for &t in self.inside(node) {
-                pred[fill[t as usize] as usize] = node as u32;
-                fill[t as usize] += 1;
-            }
-        }
-        (count, pred)
+    fn flies(&self, pieces: Bitboard) -> bool {
+        self.variant.flying() && pieces.count() == 3
     }
-}
 
-/// What one player's sweep settled: per node, the class for that player and the
-/// distance; `None` where it forces nothing above its stay class.
-fn sweep(
-    g: &Graph,
-    pred: &(Vec<u32>, Vec<u32>),
-    player: usize,
-    stay: i8,
-    sector: SectorId,
-    settled: &mut [Option<(i8, u8)>],
-) -> Result<(), ClassError> {
-    let nodes = g.drawn.len();
-    let side = |node: usize| node / g.n;
-    // Exits by their payoff for `player`, above its stay class.
-    let mut targets: Vec<(i8, u32)> = Vec::new();
-    for node in 0..nodes {
-        for &e in g.exits(node) {
-            let p = if side(node) == player { e } else { -e };
-            if p > stay {
-                targets.push((p, node as u32));
-            }
-        }
-    }
-    targets.sort_unstable_by(|x, y| y.cmp(x));
-    let mut left: Vec<u32> = (0..nodes)
-        .map(|n| (g.inside(n).len() + g.exits(n).len()) as u32)
-        .collect();
-    let mut queue: Vec<u32> = Vec::new();
-    let mut k = 0;
-    while k < targets.len() {
-        let t = targets[k].0;
-        queue.clear();
-        while k < targets.len() && targets[k].0 == t {
-            let node = targets[k].1 as usize;
-            k += 1;
-            if settled[node].is_some() {
-                continue;
-            }
-            if side(node) == player {
-                settled[node] = Some((t, 1));
-                queue.push(node as u32);
-            } else {
-                left[node] -= 1;
-                if left[node] == 0 {
-                    settled[node] = Some((t, 1));
-                    queue.push(node as u32);
-                }
-            }
-        }
-        let mut q = 0;
-        while q < queue.len() {
-            let m = queue[q] as usize;
-            q += 1;
-            let d = settled[m].map_or(0, |s| s.1);
-            let next = d.checked_add(1).ok_or(ClassError::Distance(sector))?;
-            for &p in &pred.1[pred.0[m] as usize..pred.0[m + 1] as usize] {
-                let p = p as usize;
-                if settled[p].is_some() {
+    /// Count each drawn position's drawing moves inside the pair and find its best
+    /// exit, side `s`.
+    fn initialise(&self, s: usize) -> Result<(), ClassError> {
+        let index = &self.index[s];
+        let o = 1 - s;
+        let words = self.words.as_slice();
+        (0..index.blocks()).into_par_iter().try_for_each(|b| {
+            let symmetric = index.is_symmetric_block(b);
+            for (i, us, them) in index.block_positions(b) {
+                let node = self.node(s, i);
+                if !self.values[s].drawn(i) {
+                    words[node].store(u32::from(NOT_DRAWN), Relaxed);
                     continue;
                 }
-                if side(p) == player {
-                    settled[p] = Some((t, next));
-                    queue.push(p as u32);
+                let empty = !(us | them);
+                let free = them & !in_mills(them);
+                let capturable = if free.is_empty() { them } else { free };
+                let targets_of = |from: morris_engine::Point| -> Bitboard {
+                    if self.flies(us) {
+                        empty
+                    } else {
+                        ADJACENT[from.index()] & empty
+                    }
+                };
+                let (mut quiet, mut best) = (0u32, NO_EXIT);
+                for from in us {
+                    let own = us ^ from.bit();
+                    for to in targets_of(from) {
+                        let mover = own | to.bit();
+                        if !closes_mill(own, to.index()) {
+                            let j = self.index[o].index(them, mover);
+                            quiet += u32::from(self.values[o].drawn(j));
+                            continue;
+                        }
+                        // Without a sector to reach, the capture ends the game: a win.
+                        let Some(exit) = self.exits[s] else { continue };
+                        for c in capturable {
+                            if let Some(class) = exit.class(them ^ c.bit(), mover, self.id())? {
+                                best = best.max(-class.class);
+                            }
+                        }
+                    }
+                }
+                if quiet == 0 && best == NO_EXIT {
+                    return Err(inconsistent(
+                        self.sectors[s],
+                        format!("entry {i} is a draw without a drawing move"),
+                    ));
+                }
+                let weight = if symmetric {
+                    SYMMETRY_COUNT as u32 / index.index_with_stabiliser(us, them).1
                 } else {
-                    left[p] -= 1;
-                    if left[p] == 0 {
-                        settled[p] = Some((t, next));
-                        queue.push(p as u32);
+                    SYMMETRY_COUNT as u32
+                };
+                let counter = quiet * weight;
+                if counter > COUNTER_MAX {
+                    return Err(inconsistent(self.sectors[s], "too many moves to count"));
+                }
+                words[node].store(counter << 16 | u32::from(UNSETTLED), Relaxed);
+                self.best[node].store(best, Relaxed);
+            }
+            Ok(())
+        })
+    }
+
+    /// Forget the states of a sweep, keeping the counters.
+    fn reset(&self) {
+        self.words.as_slice().par_iter().for_each(|w| {
+            let v = w.load(Relaxed);
+            if state(v) != NOT_DRAWN {
+                w.store(v & 0xFFFF_0000 | u32::from(UNSETTLED), Relaxed);
+            }
+        });
+    }
+
+    /// Where the opponent node `node` joins at the latest: the least exit value of
+    /// its drawing captures for the sweep's player (every exit must be worth that).
+    fn limit(&self, node: usize) -> i8 {
+        match self.best[node].load(Relaxed) {
+            NO_EXIT => i8::MAX,
+            b => -b,
+        }
+    }
+
+    /// The attractors of player `pl` (whose positions are side `pl`'s) above its stay
+    /// class `stay`: the states of the nodes that join hold the class for `pl`.
+    fn sweep(&self, pl: usize, stay: i8) -> Result<(), ClassError> {
+        let words = self.words.as_slice();
+        let bucket = |t: i8| (i32::from(t) + 128) as usize;
+        // Seeds: the player's positions by their best exit, the opponent's with only
+        // exits by their least.
+        let seeds = (0..2 * self.n)
+            .into_par_iter()
+            .fold(
+                || vec![Vec::new(); 256],
+                |mut buckets: Vec<Vec<u32>>, node| {
+                    let w = words[node].load(Relaxed);
+                    if state(w) == NOT_DRAWN {
+                        return buckets;
+                    }
+                    let t = if node / self.n == pl {
+                        self.best[node].load(Relaxed)
+                    } else if w >> 16 == 0 {
+                        self.limit(node)
+                    } else {
+                        return buckets;
+                    };
+                    if t > stay && t != i8::MAX {
+                        buckets[bucket(t)].push(node as u32);
+                    }
+                    buckets
+                },
+            )
+            .reduce(
+                || vec![Vec::new(); 256],
+                |mut a, mut b| {
+                    for (x, y) in a.iter_mut().zip(b.iter_mut()) {
+                        x.append(y);
+                    }
+                    a
+                },
+            );
+        let mut pending: Vec<Vec<u32>> = vec![Vec::new(); 256];
+        for t in (i32::from(stay) + 1..=i32::from(classes::MAX_CLASS)).rev() {
+            let t = t as i8;
+            let mut frontier: Vec<u32> = Vec::new();
+            let first = Class {
+                class: t,
+                distance: 1,
+            }
+            .encode();
+            for &node in seeds[bucket(t)].iter().chain(&pending[bucket(t)]) {
+                let slot = &words[node as usize];
+                let w = slot.load(Relaxed);
+                if state(w) == UNSETTLED {
+                    slot.store(w & 0xFFFF_0000 | u32::from(first), Relaxed);
+                    frontier.push(node);
+                }
+            }
+            pending[bucket(t)] = Vec::new();
+            let mut d = 1u8;
+            while !frontier.is_empty() {
+                let next = d.checked_add(1).ok_or(ClassError::Distance(self.id()))?;
+                let enc = Class {
+                    class: t,
+                    distance: next,
+                }
+                .encode();
+                let found: Vec<(Vec<u32>, Vec<u32>)> = frontier
+                    .par_chunks(1 << 12)
+                    .map(|chunk| self.take_back(chunk, pl, stay, t, enc))
+                    .collect::<Result<_, _>>()?;
+                frontier = Vec::new();
+                for (joined, later) in found {
+                    frontier.extend(joined);
+                    for node in later {
+                        pending[bucket(self.limit(node as usize))].push(node);
+                    }
+                }
+                d = next;
+            }
+        }
+        Ok(())
+    }
+
+    /// Take back the moves into the nodes of `chunk`, which joined the attractor at
+    /// threshold `t`: their predecessors that join now (state `enc`), and those whose
+    /// last drawing move inside the pair just joined but whose captures hold them to
+    /// a lower threshold (they join there).
+    fn take_back(
+        &self,
+        chunk: &[u32],
+        pl: usize,
+        stay: i8,
+        t: i8,
+        enc: u16,
+    ) -> Result<(Vec<u32>, Vec<u32>), ClassError> {
+        let words = self.words.as_slice();
+        let (mut joined, mut later) = (Vec::new(), Vec::new());
+        for &m in chunk {
+            let (sm, _, us, them) = self.board(m as usize);
+            let prev = 1 - sm;
+            // The opponent's positions count moves; the player's join at one.
+            let counting = prev != pl;
+            let weight = if counting {
+                SYMMETRY_COUNT as u32 / self.index[sm].index_with_stabiliser(us, them).1
+            } else {
+                0
+            };
+            let empty = !(us | them);
+            let movable = them & !in_mills(them);
+            let flies = self.flies(them);
+            for to in movable {
+                let rest = them ^ to.bit();
+                let origins = if flies {
+                    empty
+                } else {
+                    ADJACENT[to.index()] & empty
+                };
+                for from in origins {
+                    let p = self.node(prev, self.index[prev].index(rest | from.bit(), us));
+                    let slot = &words[p];
+                    let w = slot.load(Relaxed);
+                    if state(w) != UNSETTLED {
+                        continue;
+                    }
+                    if !counting {
+                        if slot
+                            .compare_exchange(w, w & 0xFFFF_0000 | u32::from(enc), Relaxed, Relaxed)
+                            .is_ok()
+                        {
+                            joined.push(p as u32);
+                        }
+                        continue;
+                    }
+                    let before = slot.fetch_sub(weight << 16, Relaxed);
+                    let left = before >> 16;
+                    if left < weight {
+                        return Err(inconsistent(self.id(), "a move counted back twice"));
+                    }
+                    if left == weight {
+                        let limit = self.limit(p);
+                        if limit >= t {
+                            slot.store(u32::from(enc), Relaxed);
+                            joined.push(p as u32);
+                        } else if limit > stay {
+                            later.push(p as u32);
+                        }
                     }
                 }
             }
         }
+        Ok((joined, later))
     }
-    Ok(())
+
+    /// Write the classes a sweep of player `pl` found into the entries of the pair's
+    /// sectors (`out[k]` for side `k`; one sector for a symmetric pair), each for the
+    /// entry's side to move.
+    fn record(&self, pl: usize, out: &mut [Vec<u16>]) -> Result<(), ClassError> {
+        let words = self.words.as_slice();
+        for (k, entries) in out.iter_mut().enumerate() {
+            // A symmetric pair's one sector: entry `i` with either player to move.
+            let looks: Vec<usize> = if self.symmetric { vec![0, 1] } else { vec![k] };
+            entries.par_iter_mut().enumerate().try_for_each(|(i, e)| {
+                for &s in &looks {
+                    let st = state(words[self.node(s, i as u64)].load(Relaxed));
+                    if st == NOT_DRAWN || st == UNSETTLED {
+                        continue;
+                    }
+                    let c = Class::decode(st).ok_or_else(|| {
+                        inconsistent(self.id(), "a working state that is no class")
+                    })?;
+                    if *e != UNSET {
+                        return Err(inconsistent(
+                            self.id(),
+                            "both players force an exit better than staying",
+                        ));
+                    }
+                    let class = if s == pl { c.class } else { -c.class };
+                    *e = Class {
+                        class,
+                        distance: c.distance,
+                    }
+                    .encode();
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// The classes of a movement pair: the entries of `a` and of its swapped sector (the
-/// same sector once when the counts are equal).
+/// same sector once when the counts are equal), [`DECIDED`] for decided positions.
+/// `store` must hold the classes of the sectors the pair's captures reach.
 ///
 /// # Errors
-/// A [`ClassError`]: missing values or classes, a damaged file, a distance too long.
+/// A [`ClassError`]: missing values or classes, a damaged file, a distance too long,
+/// no memory.
 pub fn movement_pair(
     tb: &Tablebase,
     store: &Store,
     variant: Variant,
     a: Sector,
 ) -> Result<Vec<(Sector, Vec<u16>)>, ClassError> {
-    let g = Graph::build(tb, store, variant, a)?;
-    let pred = g.predecessors();
-    let stay = stay_of(tb, variant, a)?;
-    let nodes = g.drawn.len();
-    // Per node: the class for player 0's sweep, then player 1's, converted below.
-    let mut first: Vec<Option<(i8, u8)>> = vec![None; nodes];
-    sweep(&g, &pred, 0, stay, a.into(), &mut first)?;
-    let mut second: Vec<Option<(i8, u8)>> = vec![None; nodes];
-    sweep(&g, &pred, 1, -stay, a.into(), &mut second)?;
-    let n = g.n;
-    let entry = |node: usize| -> Result<u16, ClassError> {
-        if !g.drawn[node] {
-            return Ok(DECIDED);
-        }
-        let side = node / n;
-        // Class for the mover of `node`: a sweep's class is for its player.
-        let mover = |player: usize, c: i8| if side == player { c } else { -c };
-        let class = match (first[node], second[node]) {
-            (Some(_), Some(_)) => {
-                return Err(ClassError::Inconsistent {
-                    sector: a.into(),
-                    what: "both players force an exit better than staying".into(),
-                })
-            }
-            (Some((c, d)), None) => Class {
-                class: mover(0, c),
-                distance: d,
-            },
-            (None, Some((c, d))) => Class {
-                class: mover(1, c),
-                distance: d,
-            },
-            (None, None) => Class {
-                class: if side == 0 { stay } else { -stay },
-                distance: 0,
-            },
-        };
-        Ok(class.encode())
-    };
-    let own: Vec<u16> = (0..n).map(entry).collect::<Result<_, _>>()?;
-    let swapped: Vec<u16> = (n..2 * n).map(entry).collect::<Result<_, _>>()?;
-    if a == a.swapped() {
-        if own != swapped {
-            return Err(ClassError::Inconsistent {
-                sector: a.into(),
-                what: "the classes of the two players differ in a symmetric pair".into(),
-            });
-        }
-        Ok(vec![(a, own)])
-    } else {
-        Ok(vec![(a, own), (a.swapped(), swapped)])
+    let symmetric = a == a.swapped();
+    let sectors = [a, a.swapped()];
+    let index = sectors.map(|s| SectorIndex::get(usize::from(s.us), usize::from(s.them)));
+    let n = index[0].size() as usize;
+    if 2 * n as u64 >= u64::from(u32::MAX) {
+        return Err(inconsistent(a, "too many positions for this computation"));
     }
+    let own = values(tb, variant, a.into())?;
+    let swapped = if symmetric {
+        None
+    } else {
+        Some(values(tb, variant, a.swapped().into())?)
+    };
+    let exits: Vec<Option<Reached>> = sectors
+        .iter()
+        .map(|s| {
+            s.after_capture()
+                .map(|t| Reached::new(tb, store, variant, t.into()))
+                .transpose()
+        })
+        .collect::<Result<_, _>>()?;
+    let memory = |_| ClassError::Memory(a.into());
+    let mut best = Vec::new();
+    best.try_reserve_exact(2 * n).map_err(memory)?;
+    best.extend((0..2 * n).map(|_| AtomicI8::new(NO_EXIT)));
+    let pair = Pair {
+        variant,
+        sectors,
+        index,
+        values: [&own, swapped.as_ref().unwrap_or(&own)],
+        exits: [exits[0].as_ref(), exits[1].as_ref()],
+        n,
+        symmetric,
+        words: AtomicWords::zeroed(2 * n).map_err(|_| ClassError::Memory(a.into()))?,
+        best,
+    };
+    pair.initialise(0)?;
+    pair.initialise(1)?;
+    let mut out: Vec<Vec<u16>> = Vec::new();
+    for k in 0..if symmetric { 1 } else { 2 } {
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(n).map_err(memory)?;
+        let words = pair.words.as_slice();
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                if state(words[k * n + i].load(Relaxed)) == NOT_DRAWN {
+                    DECIDED
+                } else {
+                    UNSET
+                }
+            })
+            .collect_into_vec(&mut entries);
+        out.push(entries);
+    }
+    let stay = stay_of(tb, variant, a)?;
+    pair.sweep(0, stay)?;
+    pair.record(0, &mut out)?;
+    if !symmetric {
+        pair.reset();
+        pair.sweep(1, -stay)?;
+        pair.record(1, &mut out)?;
+    }
+    drop(pair);
+    for (k, entries) in out.iter_mut().enumerate() {
+        let stays = Class {
+            class: if k == 0 { stay } else { -stay },
+            distance: 0,
+        }
+        .encode();
+        entries.par_iter_mut().for_each(|e| {
+            if *e == UNSET {
+                *e = stays;
+            }
+        });
+    }
+    Ok(sectors.into_iter().zip(out).collect())
 }
 
-/// The classes of a placement sector, from those of the sectors its placements reach.
+// ---- a placement sector ----
+
+/// The sector of `pos` among `reached`, with its index.
+fn reached_by<'r, 'a>(reached: &'r [Reached<'a>], pos: &Position) -> Option<&'r Reached<'a>> {
+    let s = Tablebase::sector_id_of(pos)?;
+    reached.iter().find(|r| r.sector == s)
+}
+
+/// The classes of a placement sector, from those of the sectors its placements reach
+/// (which `store` must hold), [`DECIDED`] for decided positions.
 ///
 /// # Errors
 /// A [`ClassError`]: missing values or classes, a damaged file, a drawn position
@@ -504,33 +721,54 @@ pub fn placement_sector(
 ) -> Result<Vec<u16>, ClassError> {
     let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     let id = SectorId::Placement(sector);
+    let own = values(tb, variant, id)?;
+    let reached: Vec<Reached> = sector
+        .successors()
+        .into_iter()
+        .map(|s| Reached::new(tb, store, variant, s.into()))
+        .collect::<Result<_, _>>()?;
     (0..index.size())
         .into_par_iter()
         .map(|i| {
-            let (us, them) = index.position(i);
-            let pos = entry_position(variant, id, us, them);
-            if !is_draw(tb, &pos)? {
+            if !own.drawn(i) {
                 return Ok(DECIDED);
             }
+            let (us, them) = index.position(i);
+            let pos = entry_position(variant, id, us, them);
             let mut best: Option<i8> = None;
             for &m in pos.legal_moves().iter() {
                 let next = pos.play_unchecked(m);
-                if is_draw(tb, &next)? {
-                    let c = -store.class_of(&next, id)?.class;
-                    best = Some(best.map_or(c, |b| b.max(c)));
+                if next.end().is_some() {
+                    continue;
+                }
+                let r = reached_by(&reached, &next).ok_or_else(|| {
+                    ClassError::NoSector(notation::setup_to_string(&next.to_setup()))
+                })?;
+                if let Some(c) = r.class(next.us(), next.them(), id)? {
+                    best = Some(best.map_or(-c.class, |b| b.max(-c.class)));
                 }
             }
-            let class = best.ok_or_else(|| ClassError::Inconsistent {
-                sector: id,
-                what: format!("entry {i} is a draw without a drawing move"),
+            let class = best.ok_or_else(|| {
+                inconsistent(id, format!("entry {i} is a draw without a drawing move"))
             })?;
             Ok(Class { class, distance: 0 }.encode())
         })
         .collect()
 }
 
+// ---- files ----
+
+/// log2 of the entries of a class file's block: 64 Ki entries (128 KiB), where
+/// zstd finds the long runs of a sector's classes (0.15 bits a position for the
+/// five-piece Standard game's largest sectors, measured).
+pub const BLOCK_LOG2: u8 = 16;
+
+/// The zstd level of class files.
+pub const LEVEL: i32 = 9;
+
 /// Write a sector's classes under its class file name, safely (temporary name, sync,
-/// rename).
+/// rename). `entries` holds [`DECIDED`] for decided positions, which the file stores
+/// as "don't care" (the entry before them, so that runs compress to nothing).
 ///
 /// # Errors
 /// A [`FileError`] naming the file.
@@ -545,32 +783,58 @@ pub fn write_classes(
         SectorId::Movement(s) => stay_of(tb, variant, s)?,
         SectorId::Placement(_) => 0,
     };
-    let mut payload = Vec::with_capacity(2 * entries.len());
-    for e in entries {
-        payload.extend_from_slice(&e.to_le_bytes());
+    let block = 1usize << BLOCK_LOG2;
+    let blocks: Vec<&[u16]> = entries.chunks(block).collect();
+    // The entry a block's leading decided positions repeat: the last class before
+    // the block (the stay class before the first), as a sequential fill would.
+    let mut carried = Vec::with_capacity(blocks.len());
+    let mut last = Class {
+        class: stay,
+        distance: 0,
     }
-    let header = classes::Header {
-        variant,
-        sector,
-        stay,
-        entries: entries.len() as u64,
-        values: values_checksum(tb, variant, sector)?,
-        checksum: xxh3_64(&payload),
-        draws: entries.iter().filter(|&&e| e != DECIDED).count() as u64,
-    };
+    .encode();
+    for b in &blocks {
+        carried.push(last);
+        if let Some(&e) = b.iter().rev().find(|&&e| e != DECIDED) {
+            last = e;
+        }
+    }
+    let draws = entries.par_iter().filter(|&&e| e != DECIDED).count() as u64;
+    let values = values_checksum(tb, variant, sector)?;
     let name = classes::file_name(variant, sector);
-    write_safely(dir, &name, |file| -> Result<(), Problem> {
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        out.write_all(&header.encode())?;
-        out.write_all(&payload)?;
-        out.flush()?;
-        Ok(())
+    let header = write_safely(dir, &name, |file| -> Result<classes::Header, Problem> {
+        let (index_sum, data_len) = write_blocks(file, blocks.len(), LEVEL, |b| {
+            let mut last = carried[b];
+            let mut bytes = Vec::with_capacity(2 * blocks[b].len());
+            for &e in blocks[b] {
+                if e != DECIDED {
+                    last = e;
+                }
+                bytes.extend_from_slice(&last.to_le_bytes());
+            }
+            bytes
+        })?;
+        let header = classes::Header {
+            variant,
+            sector,
+            stay,
+            entries: entries.len() as u64,
+            values,
+            draws,
+            block_log2: BLOCK_LOG2,
+            level: LEVEL as u8,
+            index_sum,
+            data_len,
+        };
+        write_at(file, &header.encode(), 0)?;
+        Ok(header)
     })?;
     Ok(header)
 }
 
-/// The classes of a sector already in `dir`, if its file is there, good, and built
-/// from the values the tables hold now; `Err` says why a present file cannot be used.
+/// The classes of a sector already in `dir`, if its file is there, good (every block
+/// checked), and built from the values the tables hold now; `Err` says why a present
+/// file cannot be used. Decided positions' entries mean nothing.
 ///
 /// # Errors
 /// A [`ClassError`] naming the file: damaged, or built from other values.
@@ -584,7 +848,8 @@ pub fn finished(
     if !path.exists() {
         return Ok(None);
     }
-    let file = ClassFile::open(&path, variant, sector)?;
+    // Read once, block by block: no cache to keep.
+    let file = ClassFile::open(&path, variant, sector, Arc::new(BlockCache::new(0)))?;
     if file.header().values != values_checksum(tb, variant, sector)? {
         return Err(ClassError::File(FileError::new(
             &path,
@@ -594,8 +859,11 @@ pub fn finished(
     Ok(Some(file.entries()?.into()))
 }
 
+// ---- the check ----
+
 /// Check every class of a sector from its successors' classes (see the module
-/// docs): the number of entries that disagree, and the first of them.
+/// docs): the number of entries that disagree, and the first of them. `store` must
+/// hold the classes of the sector and of those it depends on ([`dependencies`]).
 ///
 /// # Errors
 /// A [`ClassError`] when what the check reads is missing or damaged.
@@ -605,26 +873,26 @@ pub fn verify_classes(
     variant: Variant,
     sector: SectorId,
 ) -> Result<(u64, Option<u64>), ClassError> {
-    let own = store
-        .get(sector)
-        .ok_or(ClassError::MissingClasses(sector))?;
-    let (us, them) = sector.board();
-    let index = SectorIndex::get(usize::from(us), usize::from(them));
+    let deps = dependencies(sector);
+    let reached: Vec<Reached> = deps
+        .iter()
+        .map(|&s| Reached::new(tb, store, variant, s))
+        .collect::<Result<_, _>>()?;
+    let own = &reached[0];
     let stay = match sector {
         SectorId::Movement(s) => Some(stay_of(tb, variant, s)?),
         SectorId::Placement(_) => None,
     };
-    let bad: Vec<u64> = (0..index.size())
+    let bad: Vec<u64> = (0..own.index.size())
         .into_par_iter()
         .map(|i| -> Result<Option<u64>, ClassError> {
-            let (u, t) = index.position(i);
+            if !own.values.drawn(i) {
+                return Ok(None);
+            }
+            let (u, t) = own.index.position(i);
             let pos = entry_position(variant, sector, u, t);
-            let stored = own[i as usize];
-            let expected = expected_class(tb, store, &pos, stay, sector)?;
-            let ok = match expected {
-                None => stored == DECIDED,
-                Some(e) => Class::decode(stored) == Some(e),
-            };
+            let expected = expected_class(&reached, &pos, stay, sector)?;
+            let ok = Class::decode(own.classes[i as usize]) == Some(expected);
             Ok((!ok).then_some(i))
         })
         .collect::<Result<Vec<_>, _>>()?
@@ -634,63 +902,77 @@ pub fn verify_classes(
     Ok((bad.len() as u64, bad.first().copied()))
 }
 
-/// What a position's class must be, given its successors' stored classes: `None` for
-/// a decided position.
+/// What a drawn position's class must be, given its successors' stored classes.
 fn expected_class(
-    tb: &Tablebase,
-    store: &Store,
+    reached: &[Reached],
     pos: &Position,
     stay: Option<i8>,
     sector: SectorId,
-) -> Result<Option<Class>, ClassError> {
-    if !is_draw(tb, pos)? {
-        return Ok(None);
-    }
+) -> Result<Class, ClassError> {
     let mut children: Vec<(i8, u8)> = Vec::new();
-    let own = Tablebase::sector_id_of(pos);
     for &m in pos.legal_moves().iter() {
         let next = pos.play_unchecked(m);
-        if next.is_reduced(next.side_to_move()) || !is_draw(tb, &next)? {
+        if next.end().is_some() {
             continue;
         }
-        let c = store.class_of(&next, sector)?;
+        let r = reached_by(reached, &next)
+            .ok_or_else(|| ClassError::NoSector(notation::setup_to_string(&next.to_setup())))?;
+        let Some(c) = r.class(next.us(), next.them(), sector)? else {
+            continue;
+        };
         // A move that leaves the pair (a capture) is an exit: distance 0.
-        let same_pair = match (Tablebase::sector_id_of(&next), own) {
-            (Some(SectorId::Movement(s)), Some(SectorId::Movement(o))) => s == o.swapped(),
+        let same_pair = match (r.sector, sector) {
+            (SectorId::Movement(s), SectorId::Movement(o)) => s == o.swapped(),
             _ => false,
         };
         children.push((-c.class, if same_pair { c.distance } else { 0 }));
     }
     let Some(best) = children.iter().map(|c| c.0).max() else {
-        return Ok(Some(Class {
+        return Ok(Class {
             class: i8::MIN,
             distance: 0,
-        }));
+        });
     };
     let Some(stay) = stay else {
-        return Ok(Some(Class {
+        return Ok(Class {
             class: best,
             distance: 0,
-        }));
+        });
     };
     let keeping = children
         .iter()
         .filter(|c| c.0 == best)
         .map(|c| u16::from(c.1));
     let distance = if best > stay {
-        keeping.min().map(|d| d + 1)
+        keeping.min().map_or(0, |d| d + 1)
     } else if best < stay {
-        keeping.max().map(|d| d + 1)
+        keeping.max().map_or(0, |d| d + 1)
     } else {
-        Some(0)
+        0
     };
-    Ok(distance
-        .and_then(|d| u8::try_from(d).ok())
-        .map(|distance| Class {
-            class: best,
-            distance,
-        }))
+    Ok(Class {
+        class: best,
+        distance: u8::try_from(distance).unwrap_or(u8::MAX),
+    })
 }
+
+/// Check the classes of `sector` from the class files in `dir` (its own and those it
+/// depends on, held in `store`, which keeps what the next sector may share).
+///
+/// # Errors
+/// As [`verify_classes`], and a missing or damaged class file it reads.
+pub fn verify_sector(
+    dir: &Path,
+    tb: &Tablebase,
+    store: &mut Store,
+    variant: Variant,
+    sector: SectorId,
+) -> Result<(u64, Option<u64>), ClassError> {
+    store.hold(dir, tb, variant, &dependencies(sector))?;
+    verify_classes(tb, store, variant, sector)
+}
+
+// ---- the build ----
 
 /// What happened to one sector's classes.
 #[derive(Clone, Debug)]
@@ -706,11 +988,47 @@ pub struct ClassReport {
     pub skipped: bool,
 }
 
+/// Whether the class file of `sector` in `dir` is good and belongs to the values the
+/// tables hold: its header (drawn count) when so; a damaged or stale one is reported
+/// through `log` and built again.
+fn good_file(
+    dir: &Path,
+    tb: &Tablebase,
+    variant: Variant,
+    sector: SectorId,
+    log: &dyn Fn(&str),
+) -> Result<Option<u64>, ClassError> {
+    let path = dir.join(classes::file_name(variant, sector));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let checked = ClassFile::open(&path, variant, sector, Arc::new(BlockCache::new(0)))
+        .map_err(ClassError::File)
+        .and_then(|f| {
+            if f.header().values != values_checksum(tb, variant, sector)? {
+                return Err(ClassError::File(FileError::new(
+                    &path,
+                    std::io::Error::other("was built from other values than the tables hold now"),
+                )));
+            }
+            f.entries()?;
+            Ok(f.header().draws)
+        });
+    match checked {
+        Ok(draws) => Ok(Some(draws)),
+        Err(ClassError::File(e)) if !e.problem.is_missing() => {
+            log(&format!("{e}; building it again"));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Build the class files of `movement` (in [`crate::driver::plan`] order: each pair
 /// after what its captures reach) and then `placement` (in solving order) into
 /// `dir`, whose value tables `tb` holds, resuming from good class files; a damaged
 /// class file, or one built from other values, is built again (saying so through
-/// `log`).
+/// `log`). Only the classes the sector at work needs are held in memory.
 ///
 /// # Errors
 /// A [`ClassError`]: missing values, a damaged value file, a failure to write.
@@ -723,57 +1041,41 @@ pub fn build_into(
     log: &dyn Fn(&str),
 ) -> Result<Vec<ClassReport>, ClassError> {
     let mut store = Store::default();
-    let mut reports = Vec::new();
-    let load = |store: &mut Store, sector: SectorId| -> Result<bool, ClassError> {
-        if store.get(sector).is_some() {
-            return Ok(true);
-        }
-        match finished(dir, tb, variant, sector) {
-            Ok(Some(entries)) => {
-                store.insert(sector, entries);
-                Ok(true)
-            }
-            Ok(None) => Ok(false),
-            Err(ClassError::File(e)) if !e.problem.is_missing() => {
-                log(&format!("{e}; building it again"));
-                Ok(false)
-            }
-            Err(e) => Err(e),
-        }
+    let mut reports: Vec<ClassReport> = Vec::new();
+    let skipped = |sector: SectorId, draws: u64| ClassReport {
+        sector,
+        draws,
+        time: std::time::Duration::ZERO,
+        skipped: true,
     };
     for &sector in movement {
-        let id = SectorId::Movement(sector);
-        if store.get(id).is_some() {
+        if reports
+            .iter()
+            .any(|r| r.sector == SectorId::Movement(sector))
+        {
             continue;
         }
-        let pair: Vec<SectorId> = if sector.swapped() == sector {
-            vec![id]
+        let pair: Vec<Sector> = if sector.swapped() == sector {
+            vec![sector]
         } else {
-            vec![id, sector.swapped().into()]
+            vec![sector, sector.swapped()]
         };
-        let mut have = true;
+        let mut done = Vec::new();
         for &s in &pair {
-            have &= load(&mut store, s)?;
-        }
-        if have {
-            for &s in &pair {
-                reports.push(ClassReport {
-                    sector: s,
-                    draws: count_draws(store.get(s)),
-                    time: std::time::Duration::ZERO,
-                    skipped: true,
-                });
+            if let Some(draws) = good_file(dir, tb, variant, s.into(), log)? {
+                done.push(skipped(s.into(), draws));
             }
+        }
+        if done.len() == pair.len() {
+            reports.extend(done);
             continue;
         }
-        for t in [sector, sector.swapped()]
+        let needed: Vec<SectorId> = pair
             .iter()
             .filter_map(|s| s.after_capture())
-        {
-            if !load(&mut store, t.into())? {
-                return Err(ClassError::MissingClasses(t.into()));
-            }
-        }
+            .map(SectorId::from)
+            .collect();
+        store.hold(dir, tb, variant, &needed)?;
         let clock = std::time::Instant::now();
         let built = movement_pair(tb, &store, variant, sector)?;
         let time = clock.elapsed();
@@ -797,21 +1099,16 @@ pub fn build_into(
     }
     for &sector in placement {
         let id = SectorId::Placement(sector);
-        if load(&mut store, id)? {
-            reports.push(ClassReport {
-                sector: id,
-                draws: count_draws(store.get(id)),
-                time: std::time::Duration::ZERO,
-                skipped: true,
-            });
+        if let Some(draws) = good_file(dir, tb, variant, id, log)? {
+            reports.push(skipped(id, draws));
             continue;
         }
-        for s in sector.successors() {
-            let s = SectorId::from(s);
-            if !load(&mut store, s)? {
-                return Err(ClassError::MissingClasses(s));
-            }
-        }
+        let needed: Vec<SectorId> = sector
+            .successors()
+            .into_iter()
+            .map(SectorId::from)
+            .collect();
+        store.hold(dir, tb, variant, &needed)?;
         let clock = std::time::Instant::now();
         let entries = placement_sector(tb, &store, variant, sector)?;
         let time = clock.elapsed();
@@ -831,8 +1128,4 @@ pub fn build_into(
         store.insert(id, entries.into());
     }
     Ok(reports)
-}
-
-fn count_draws(entries: Option<&Arc<[u16]>>) -> u64 {
-    entries.map_or(0, |e| e.iter().filter(|&&x| x != DECIDED).count() as u64)
 }

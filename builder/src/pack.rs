@@ -6,6 +6,7 @@ use crate::write::{write_at, write_safely};
 use morris_tablebase::compact::{
     compact_name, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
 };
+use morris_tablebase::file::Problem;
 use morris_tablebase::{FileError, SectorFile, SectorId};
 use rayon::prelude::*;
 use std::io::{self, BufWriter, Write};
@@ -83,36 +84,15 @@ pub fn pack_sector(
     let bytes = write_safely(dir, &name, |file| {
         let block_log2 = block_log2(kind, header.sector);
         let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
-        let index_len = INDEX_ENTRY * blocks.len();
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        // The header and index are known at the end; they are written last, in place.
-        out.write_all(&vec![0; HEADER_LEN + index_len])?;
-        let mut index = Vec::with_capacity(index_len);
-        let mut end = 0u64;
-        for batch in blocks.chunks(BATCH) {
-            let compressed: Vec<io::Result<Vec<u8>>> = batch
-                .par_iter()
-                .map(|block| {
-                    let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-                    compress(&mapped, level)
-                })
-                .collect();
-            for data in compressed {
-                let data = data?;
-                out.write_all(&data)?;
-                end += data.len() as u64;
-                index.extend_from_slice(&end.to_le_bytes());
-                index.extend_from_slice(&xxh3_64(&data).to_le_bytes());
-            }
-        }
-        out.flush()?;
-        drop(out);
+        let (index_sum, end) = write_blocks(file, blocks.len(), level, |b| {
+            blocks[b].iter().map(|&c| kind.map(c)).collect()
+        })?;
         let compact = CompactHeader {
             kind,
             variant: header.variant,
             sector: header.sector,
             entries: header.entries,
-            index_sum: xxh3_64(&index),
+            index_sum,
             stats: header.stats,
             data_len: end,
             level: u8::try_from(level).unwrap_or(0),
@@ -120,7 +100,6 @@ pub fn pack_sector(
             source: Some(header.checksum),
         };
         write_at(file, &compact.encode(), 0)?;
-        write_at(file, &index, HEADER_LEN as u64)?;
         Ok(compact.file_len())
     })?;
     Ok(Packed {
@@ -128,6 +107,45 @@ pub fn pack_sector(
         entries: header.entries,
         bytes,
     })
+}
+
+/// Write the index and the `count` blocks of a block file (see
+/// `morris_tablebase::blocks`) into `file`, block `b`'s bytes made by `block(b)` and
+/// compressed at zstd `level`, in batches on the threads of the current rayon pool;
+/// the header's place (the first `HEADER_LEN` bytes) is left zero for the caller.
+/// Returns the index's checksum and the length of the compressed data.
+///
+/// # Errors
+/// A failure to compress or to write.
+pub(crate) fn write_blocks(
+    file: &std::fs::File,
+    count: usize,
+    level: i32,
+    block: impl Fn(usize) -> Vec<u8> + Sync,
+) -> Result<(u64, u64), Problem> {
+    let index_len = INDEX_ENTRY * count;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    // The header and index are known at the end; they are written last, in place.
+    out.write_all(&vec![0; HEADER_LEN + index_len])?;
+    let mut index = Vec::with_capacity(index_len);
+    let mut end = 0u64;
+    for first in (0..count).step_by(BATCH) {
+        let compressed: Vec<io::Result<Vec<u8>>> = (first..(first + BATCH).min(count))
+            .into_par_iter()
+            .map(|b| compress(&block(b), level))
+            .collect();
+        for data in compressed {
+            let data = data?;
+            out.write_all(&data)?;
+            end += data.len() as u64;
+            index.extend_from_slice(&end.to_le_bytes());
+            index.extend_from_slice(&xxh3_64(&data).to_le_bytes());
+        }
+    }
+    out.flush()?;
+    drop(out);
+    write_at(file, &index, HEADER_LEN as u64)?;
+    Ok((xxh3_64(&index), end))
 }
 
 /// Why a compact file found where packing resumes is not kept.
@@ -306,7 +324,7 @@ pub(crate) mod tests {
         let path = dir.path().join("standard-3-3.wdl");
         let good = fs::read(&path).expect("read");
         let header = *open(dir.path(), Kind::Wdl, 1 << 20).header();
-        let data_start = header.data_start() as usize;
+        let data_start = header.layout().data_start() as usize;
         let mut bad = good.clone();
         bad[data_start + 5] ^= 0x40;
         fs::write(&path, &bad).expect("written");

@@ -16,49 +16,64 @@
 //! ahead of its sector's stay class forces the game out of the pair, so that play
 //! which follows the classes makes progress.
 //!
-//! One file per variant and sector, `<variant>-<sector>.cls` beside the value files,
-//! little-endian throughout (`n` entries):
+//! One file per variant and sector, `<variant>-<sector>.cls` beside the value files:
+//! a block file ([`crate::blocks`]) of two-byte entries in the order of the value
+//! file, little-endian throughout (`n` entries, `b` blocks):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISCL` |
-//! | 8 | 4 | format version: 1 |
+//! | 8 | 4 | format version: 2 |
 //! | 12 | 1 | variant: 0 standard, 1 no-flying |
 //! | 13 | 1, 1 | pieces of the side to move, of the opponent on the board |
 //! | 15 | 1, 1 | pieces in hand of the side to move, of the opponent |
 //! | 17 | 1 | the sector's stay class (`i8`; 0 for a placement sector) |
-//! | 18 | 6 | zero |
+//! | 18 | 1 | `k`, log2 of the entries of a block: 10 to 20 |
+//! | 19 | 1 | codec: 1 zstd |
+//! | 20 | 1 | the compression level used (for information) |
+//! | 21 | 3 | zero |
 //! | 24 | 8 | entry count `n` |
 //! | 32 | 8 | the block-checksum field of the value file the classes were built from |
-//! | 40 | 8 | xxh3-64 of the payload |
+//! | 40 | 8 | xxh3-64 of the block index |
 //! | 48 | 8 | drawn entries |
-//! | 56 | 8 | xxh3-64 of bytes 0..56 |
-//! | 64 | 2 n | payload: one `u16` an entry |
+//! | 56 | 8 | length of the compressed data `d` |
+//! | 64 | 56 | zero |
+//! | 120 | 8 | xxh3-64 of bytes 0..120 |
+//! | 128 | 16 b | per block: end offset of its data, xxh3-64 of it |
+//! | 128 + 16 b | d | the compressed blocks |
 //!
-//! An entry is `class as u8 << 8 | distance` for a drawn position, [`DECIDED`] for a
-//! decided one (its value and distance are the value file's). A file whose value file
-//! changed (another checksum) is refused: classes belong to the values they were
-//! computed from.
+//! A drawn position's entry is `class as u8 << 8 | distance`. A decided position's
+//! entry means nothing ("don't care": its value and distance are the value file's);
+//! the builder writes the entry before it there, so that the runs compress to almost
+//! nothing. A class is therefore read only for a position the values say is drawn,
+//! as [`crate::Tablebase::class`] does. A file whose value file changed (another
+//! checksum) is refused: classes belong to the values they were computed from.
+//! Format version 1 (raw entries, `0x8000` for a decided position) is refused by
+//! name; `morris generate` builds such a file again.
 
-use crate::file::{FileError, Problem};
+use crate::blocks::{BlockCache, BlockFile, Layout};
+use crate::file::{check_size, open_header, FileError, Problem, HEADER_LEN};
 use crate::index::orbit_count;
 use crate::sector::SectorId;
 use crate::value::SectorStats;
 use morris_engine::Variant;
-use std::fs::{self, File};
-use std::io::Read;
+use rayon::prelude::*;
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The magic bytes of a class file.
 pub const MAGIC: [u8; 8] = *b"MORRISCL";
 /// The format version of class files.
-pub const VERSION: u32 = 1;
-/// Bytes before the payload.
-pub const HEADER_LEN: usize = 64;
-/// The entry of a decided position.
+pub const VERSION: u32 = 2;
+/// The entry the builder keeps in memory for a decided position (never a class);
+/// files store "don't care" there.
 pub const DECIDED: u16 = 0x8000;
+/// The block sizes a class file may have (log2 of its entries).
+pub const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
+/// Codec byte of zstd.
+pub const CODEC_ZSTD: u8 = 1;
 /// The largest class magnitude.
 pub const MAX_CLASS: i8 = 100;
 
@@ -131,13 +146,35 @@ pub struct Header {
     pub entries: u64,
     /// The checksum field of the value file the classes come from.
     pub values: u64,
-    /// xxh3-64 of the payload.
-    pub checksum: u64,
     /// Drawn entries.
     pub draws: u64,
+    /// log2 of the entries of a block.
+    pub block_log2: u8,
+    /// The zstd level it was written with.
+    pub level: u8,
+    /// xxh3-64 of the block index.
+    pub index_sum: u64,
+    /// Bytes of compressed data.
+    pub data_len: u64,
 }
 
 impl Header {
+    /// Where the file's index and blocks lie.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            entries: self.entries,
+            width: 2,
+            block_log2: self.block_log2,
+            index_sum: self.index_sum,
+            data_len: self.data_len,
+        }
+    }
+
+    /// The length of the file the header describes.
+    pub fn file_len(&self) -> u64 {
+        self.layout().file_len()
+    }
+
     /// The header's bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
@@ -149,12 +186,16 @@ impl Header {
             (h[15], h[16]) = (p.us_hand, p.them_hand);
         }
         h[17] = self.stay as u8;
+        h[18] = self.block_log2;
+        h[19] = CODEC_ZSTD;
+        h[20] = self.level;
         h[24..32].copy_from_slice(&self.entries.to_le_bytes());
         h[32..40].copy_from_slice(&self.values.to_le_bytes());
-        h[40..48].copy_from_slice(&self.checksum.to_le_bytes());
+        h[40..48].copy_from_slice(&self.index_sum.to_le_bytes());
         h[48..56].copy_from_slice(&self.draws.to_le_bytes());
-        let sum = xxh3_64(&h[0..56]);
-        h[56..64].copy_from_slice(&sum.to_le_bytes());
+        h[56..64].copy_from_slice(&self.data_len.to_le_bytes());
+        let sum = xxh3_64(&h[0..120]);
+        h[120..128].copy_from_slice(&sum.to_le_bytes());
         h
     }
 
@@ -164,15 +205,24 @@ impl Header {
         if h[0..8] != MAGIC {
             return Err(Problem::Magic);
         }
-        if xxh3_64(&h[0..56]) != u64_at(56) {
-            return Err(Problem::HeaderChecksum);
-        }
-        if let Some(at) = h[18..24].iter().position(|&b| b != 0) {
-            return Err(Problem::Reserved(18 + at));
-        }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
         if version != VERSION {
-            return Err(Problem::Version(version));
+            return Err(Problem::ClassVersion {
+                found: version,
+                newest: VERSION,
+            });
+        }
+        if xxh3_64(&h[0..120]) != u64_at(120) {
+            return Err(Problem::HeaderChecksum);
+        }
+        if let Some(at) = (21..24).chain(64..120).find(|&i| h[i] != 0) {
+            return Err(Problem::Reserved(at));
+        }
+        if h[19] != CODEC_ZSTD {
+            return Err(Problem::Codec(h[19]));
+        }
+        if !BLOCK_LOG2_RANGE.contains(&h[18]) {
+            return Err(Problem::BlockSize(h[18]));
         }
         let found_variant = Variant::from_index(usize::from(h[12]));
         if found_variant != Some(variant) {
@@ -207,51 +257,48 @@ impl Header {
             stay,
             entries: u64_at(24),
             values: u64_at(32),
-            checksum: u64_at(40),
+            index_sum: u64_at(40),
             draws: u64_at(48),
+            data_len: u64_at(56),
+            block_log2: h[18],
+            level: h[20],
         })
     }
 }
 
-/// An opened class file: header checked at opening, the payload read and checked
-/// against its checksum on first use.
+/// An opened class file: header and length checked at opening, the block index and
+/// each block checked when first read.
 #[derive(Debug)]
 pub struct ClassFile {
-    path: PathBuf,
     header: Header,
-    payload: OnceLock<Result<Box<[u16]>, String>>,
+    blocks: BlockFile,
 }
 
 impl ClassFile {
     /// Open the class file of `variant` and `sector` at `path`, checking its header
-    /// and length.
+    /// and length, with decompressed blocks kept in `cache`.
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
-    pub fn open(path: &Path, variant: Variant, sector: SectorId) -> Result<ClassFile, FileError> {
+    pub fn open(
+        path: &Path,
+        variant: Variant,
+        sector: SectorId,
+        cache: Arc<BlockCache>,
+    ) -> Result<ClassFile, FileError> {
         let err = |p: Problem| FileError::new(path, p);
-        let mut file = crate::file::open_regular(path).map_err(err)?;
-        let len = file.metadata().map_err(|e| err(e.into()))?.len();
-        if len < HEADER_LEN as u64 {
-            return Err(err(Problem::Length {
-                found: len,
-                expected: HEADER_LEN as u64,
-            }));
-        }
-        let mut h = [0u8; HEADER_LEN];
-        file.read_exact(&mut h).map_err(|e| err(e.into()))?;
-        let header = Header::decode(&h, variant, sector).map_err(err)?;
-        crate::file::check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
+        let (file, len, raw) = open_header(path)?;
+        let header = Header::decode(&raw, variant, sector).map_err(err)?;
+        check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
         Ok(ClassFile {
-            path: path.to_path_buf(),
             header,
-            payload: OnceLock::new(),
+            blocks: BlockFile::new(path, file, header.layout(), cache),
         })
     }
 
     /// The file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.blocks.path()
     }
 
     /// The file's header.
@@ -259,70 +306,54 @@ impl ClassFile {
         &self.header
     }
 
-    /// Every entry, read and checked on first use.
+    /// The class of entry `index`, which must be a drawn position (a decided one's
+    /// entry means nothing).
     ///
     /// # Errors
-    /// A [`FileError`] naming the file when it cannot be read or its payload does not
-    /// match its checksum.
-    pub fn entries(&self) -> Result<&[u16], FileError> {
-        let read = self.payload.get_or_init(|| {
-            let mut file = File::open(&self.path).map_err(|e| e.to_string())?;
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-            let payload = bytes.get(HEADER_LEN..).unwrap_or_default();
-            if payload.len() as u64 != 2 * self.header.entries {
-                return Err(format!(
-                    "is {} bytes, expected {} (changed since it was opened)",
-                    bytes.len(),
-                    self.header.file_len()
-                ));
-            }
-            if xxh3_64(payload) != self.header.checksum {
-                return Err(format!(
-                    "corrupt payload (checksum mismatch in entries 0 to {})",
-                    self.header.entries.saturating_sub(1)
-                ));
-            }
-            Ok(payload
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect())
-        });
-        read.as_deref()
-            .map_err(|m| FileError::new(&self.path, std::io::Error::other(m.clone())))
-    }
-
-    /// The class of entry `index`: `None` for a decided position.
-    ///
-    /// # Errors
-    /// As [`ClassFile::entries`], and [`Problem::Implausible`] for an index beyond the
-    /// sector or an entry that is no class.
-    pub fn class(&self, index: u64) -> Result<Option<Class>, FileError> {
-        let entries = self.entries()?;
-        let bad = || {
+    /// A [`FileError`] naming the file: a damaged block, and [`Problem::Implausible`]
+    /// for an index beyond the sector or an entry that is no class.
+    pub fn class(&self, index: u64) -> Result<Class, FileError> {
+        let e = self.blocks.entry(index)?;
+        Class::decode(e).ok_or_else(|| {
             FileError::new(
-                &self.path,
+                self.path(),
                 Problem::Implausible {
                     index,
                     entries: self.header.entries,
                 },
             )
-        };
-        let e = *usize::try_from(index)
-            .ok()
-            .and_then(|i| entries.get(i))
-            .ok_or_else(bad)?;
-        if e == DECIDED {
-            return Ok(None);
-        }
-        Class::decode(e).map(Some).ok_or_else(bad)
+        })
     }
-}
 
-impl Header {
-    /// The length of the file the header describes.
-    pub fn file_len(&self) -> u64 {
-        HEADER_LEN as u64 + 2 * self.entries
+    /// Every entry, each block checked, decompressed on the threads of the current
+    /// rayon pool (the cache is left alone); decided positions' entries mean nothing.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file: the first damaged block, or no memory.
+    pub fn entries(&self) -> Result<Vec<u16>, FileError> {
+        let n = usize::try_from(self.header.entries).unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| {
+            FileError::new(
+                self.path(),
+                std::io::Error::new(
+                    std::io::ErrorKind::OutOfMemory,
+                    "cannot allocate memory to decode the file",
+                ),
+            )
+        })?;
+        out.resize(n, 0);
+        let block = 1usize << self.header.block_log2;
+        out.par_chunks_mut(block)
+            .enumerate()
+            .try_for_each(|(b, chunk)| {
+                let bytes = self.blocks.load_block(b as u64)?;
+                for (e, c) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
+                    *e = u16::from_le_bytes([c[0], c[1]]);
+                }
+                Ok(())
+            })?;
+        Ok(out)
     }
 }
 

@@ -53,21 +53,19 @@
 //! is decompressed, and its decompressed length against the header. Decompressed
 //! blocks are kept in a [`BlockCache`] of bounded size, shared by a tablebase's files.
 
+pub use crate::blocks::{BlockCache, DEFAULT_CACHE_MB, INDEX_ENTRY};
+use crate::blocks::{BlockFile, Layout};
 use crate::file::{check_size, decode_byte, open_header, FileError, Problem};
 use crate::index::SectorIndex;
 use crate::sector::SectorId;
 use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::Variant;
-use morris_sys::{MappedFile, Mapper};
+use morris_sys::Mapper;
 use rayon::prelude::*;
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::fs::{self, File};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Magic bytes at the start of every compact file.
@@ -82,8 +80,6 @@ pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
 /// Codec byte of zstd.
 const CODEC_ZSTD: u8 = 1;
-/// Bytes of one block's entry in the index.
-pub const INDEX_ENTRY: usize = 16;
 /// What a compact file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -174,30 +170,30 @@ pub struct CompactHeader {
 }
 
 impl CompactHeader {
+    /// Where the file's index and blocks lie.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            entries: self.entries,
+            width: 1,
+            block_log2: self.block_log2,
+            index_sum: self.index_sum,
+            data_len: self.data_len,
+        }
+    }
+
     /// Positions of a block (the last may have fewer).
     pub fn block(&self) -> u64 {
-        1 << self.block_log2
+        self.layout().block()
     }
 
     /// Number of blocks.
     pub fn blocks(&self) -> u64 {
-        self.entries.div_ceil(self.block())
-    }
-
-    /// Where the compressed data starts.
-    pub fn data_start(&self) -> u64 {
-        HEADER_LEN as u64 + INDEX_ENTRY as u64 * self.blocks()
+        self.layout().blocks()
     }
 
     /// The length of the file.
     pub fn file_len(&self) -> u64 {
-        self.data_start() + self.data_len
-    }
-
-    /// Entries of block `b`.
-    fn block_len(&self, b: u64) -> usize {
-        let start = b * self.block();
-        usize::try_from(self.entries.saturating_sub(start).min(self.block())).unwrap_or(0)
+        self.layout().file_len()
     }
 
     /// The header's bytes, with their checksum (in version 1 when `source` is
@@ -305,163 +301,14 @@ impl CompactHeader {
     }
 }
 
-/// Decompressed blocks kept for reuse, bounded in bytes, shared by the files of a
-/// tablebase; a full shard drops blocks by the clock (second-chance) rule.
-#[derive(Debug)]
-pub struct BlockCache {
-    shards: Box<[Mutex<Shard>]>,
-    /// Bytes a shard holds at most (but always its newest block).
-    per_shard: usize,
-}
-
-/// A block in the cache: its file's id and its number.
-type BlockKey = (u64, u64);
-
-/// A cached block and whether it was used since the clock hand last passed it.
-type Cached = (Box<[u8]>, bool);
-
-/// One shard: its blocks, and their keys in a ring that the clock hand walks to
-/// find a block to drop (second chance: a block used since the hand last passed it
-/// is kept once more), so that inserting into a full shard costs O(1) on average.
-#[derive(Debug, Default)]
-struct Shard {
-    blocks: HashMap<BlockKey, Cached, BuildHasherDefault<KeyHasher>>,
-    ring: std::collections::VecDeque<BlockKey>,
-    bytes: usize,
-}
-
-/// Hashes a block's key (two numbers this process chose, nothing an adversary can
-/// pick) by one multiplication a word, far cheaper than the default SipHash on the
-/// path of every probe.
-#[derive(Debug, Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        // The product's high bits are its well-mixed ones; the table picks buckets by
-        // the low bits (and the shard was picked by the block number's low bits).
-        self.0 ^ (self.0 >> 32)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-/// Shards of the cache: enough that threads probing at once seldom wait on each
-/// other.
-const SHARDS: usize = 16;
-
-/// The cache size in MiB unless the caller chooses another
-/// ([`crate::tablebase::OpenOptions`]).
-pub const DEFAULT_CACHE_MB: usize = 512;
-
-impl Default for BlockCache {
-    fn default() -> BlockCache {
-        BlockCache::new(DEFAULT_CACHE_MB << 20)
-    }
-}
-
-impl BlockCache {
-    /// A cache of at most `bytes` of decompressed blocks (but at least one block a
-    /// shard).
-    pub fn new(bytes: usize) -> BlockCache {
-        BlockCache {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            per_shard: bytes / SHARDS,
-        }
-    }
-
-    fn shard(&self, key: BlockKey) -> std::sync::MutexGuard<'_, Shard> {
-        let h = key.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key.1;
-        self.shards[(h as usize) % SHARDS]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Byte `offset` of a cached block, read under its shard's lock (the cache owns
-    /// its blocks: nothing is counted or copied on the path of every probe); `None`
-    /// when the block is not cached or shorter.
-    fn byte(&self, key: BlockKey, offset: usize) -> Option<u8> {
-        let mut shard = self.shard(key);
-        let (block, used) = shard.blocks.get_mut(&key)?;
-        *used = true;
-        block.get(offset).copied()
-    }
-
-    fn insert(&self, key: BlockKey, block: Box<[u8]>) {
-        let mut shard = self.shard(key);
-        // Each turn drops a block or takes a second chance away: at most two turns
-        // a block.
-        while shard.bytes + block.len() > self.per_shard {
-            let Some(old) = shard.ring.pop_front() else {
-                break;
-            };
-            match shard.blocks.get_mut(&old) {
-                Some((_, used)) if *used => {
-                    *used = false;
-                    shard.ring.push_back(old);
-                }
-                Some(_) => {
-                    if let Some((gone, _)) = shard.blocks.remove(&old) {
-                        shard.bytes -= gone.len();
-                    }
-                }
-                None => {}
-            }
-        }
-        shard.bytes += block.len();
-        match shard.blocks.insert(key, (block, false)) {
-            // Loaded by two threads at once: the ring holds it already.
-            Some((old, _)) => shard.bytes -= old.len(),
-            None => shard.ring.push_back(key),
-        }
-    }
-}
-
-/// Gives each opened compact file its own key in the shared cache.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-
-/// Why the block index could not be had, kept so every later use fails alike.
-#[derive(Debug)]
-enum IndexFailure {
-    /// It does not match the header's checksum.
-    Damaged,
-    /// It could not be read.
-    Io(String),
-}
-
-/// One block's place in the data and its checksum.
-#[derive(Clone, Copy, Debug)]
-struct BlockEntry {
-    start: u64,
-    end: u64,
-    sum: u64,
-}
-
 /// An opened, header-checked compact file. No value is read from a block before the
 /// block's compressed bytes have matched their checksum and its decompressed length
 /// the header's.
 #[derive(Debug)]
 pub struct CompactFile {
-    path: PathBuf,
     header: CompactHeader,
-    file: File,
-    /// The whole file mapped, when opened by [`CompactFile::open_mapped`]: a block is
-    /// then checked and decompressed straight from the mapping, without a system call.
-    map: Option<MappedFile>,
-    id: u64,
+    blocks: BlockFile,
     board: OnceLock<Arc<SectorIndex>>,
-    index: OnceLock<Result<Box<[BlockEntry]>, IndexFailure>>,
-    cache: Arc<BlockCache>,
-    /// Blocks decompressed, for the statistics of a run.
-    misses: AtomicU64,
 }
 
 impl CompactFile {
@@ -480,15 +327,9 @@ impl CompactFile {
         let header = CompactHeader::decode(&raw, (variant, sector, kind)).map_err(err)?;
         check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
         Ok(CompactFile {
-            path: path.to_path_buf(),
             header,
-            file,
-            map: None,
-            id: NEXT_ID.fetch_add(1, Relaxed),
+            blocks: BlockFile::new(path, file, header.layout(), cache),
             board: OnceLock::new(),
-            index: OnceLock::new(),
-            cache,
-            misses: AtomicU64::new(0),
         })
     }
 
@@ -507,16 +348,13 @@ impl CompactFile {
     ) -> Result<CompactFile, FileError> {
         let mut file = CompactFile::open(path, id, cache)?;
         // `open` has checked the length.
-        let map = mapper
-            .map(&file.file, file.header.file_len())
-            .map_err(|e| FileError::new(path, e))?;
-        file.map = Some(map);
+        file.blocks.map(mapper)?;
         Ok(file)
     }
 
     /// The file's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.blocks.path()
     }
 
     /// The decoded header.
@@ -533,95 +371,16 @@ impl CompactFile {
 
     /// Blocks decompressed so far (cache misses).
     pub fn blocks_read(&self) -> u64 {
-        self.misses.load(Relaxed)
+        self.blocks.blocks_read()
     }
 
     fn error(&self, p: Problem) -> FileError {
-        FileError::new(&self.path, p)
-    }
-
-    /// The block index, read and checked on first use (the verdict is kept).
-    fn block_index(&self) -> Result<&[BlockEntry], FileError> {
-        let index = self.index.get_or_init(|| {
-            let n = usize::try_from(self.header.blocks())
-                .map_err(|e| IndexFailure::Io(e.to_string()))?;
-            let bytes = self
-                .bytes_at(HEADER_LEN as u64, n * INDEX_ENTRY)
-                .map_err(|e| IndexFailure::Io(e.to_string()))?;
-            if xxh3_64(&bytes) != self.header.index_sum {
-                return Err(IndexFailure::Damaged);
-            }
-            let mut start = 0;
-            let mut out = Vec::with_capacity(n);
-            for e in bytes.chunks_exact(INDEX_ENTRY) {
-                let end = u64::from_le_bytes(e[0..8].try_into().unwrap_or_default());
-                let sum = u64::from_le_bytes(e[8..16].try_into().unwrap_or_default());
-                out.push(BlockEntry { start, end, sum });
-                start = end;
-            }
-            Ok(out.into_boxed_slice())
-        });
-        match index {
-            Ok(i) => Ok(i),
-            Err(IndexFailure::Damaged) => Err(self.error(Problem::BlockSums)),
-            Err(IndexFailure::Io(message)) => {
-                Err(self.error(Problem::Io(io::Error::other(message.clone()))))
-            }
-        }
-    }
-
-    /// `len` bytes of the file from `offset`: borrowed from the mapping when the file is
-    /// mapped, else read by a positional read.
-    fn bytes_at(&self, offset: u64, len: usize) -> io::Result<Cow<'_, [u8]>> {
-        match &self.map {
-            // `open` checked the file's length against the header's, so a range
-            // beyond the mapping comes only from a damaged index.
-            Some(map) => usize::try_from(offset)
-                .ok()
-                .and_then(|start| map.bytes().get(start..start.checked_add(len)?))
-                .map(Cow::Borrowed)
-                .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof)),
-            None => {
-                let mut bytes = vec![0u8; len];
-                read_at(&self.file, &mut bytes, offset)?;
-                Ok(Cow::Owned(bytes))
-            }
-        }
+        FileError::new(self.path(), p)
     }
 
     /// Read, check and decompress block `b`, without the cache.
     fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
-        let index = self.block_index()?;
-        let first = b * self.header.block();
-        let len = self.header.block_len(b);
-        let damaged = || {
-            self.error(Problem::Checksum {
-                first,
-                last: first + len as u64 - 1,
-            })
-        };
-        let entry = usize::try_from(b)
-            .ok()
-            .and_then(|b| index.get(b))
-            .ok_or_else(damaged)?;
-        if entry.start > entry.end || entry.end > self.header.data_len {
-            return Err(damaged());
-        }
-        let size = usize::try_from(entry.end - entry.start).map_err(|_| damaged())?;
-        let data = self
-            .bytes_at(self.header.data_start() + entry.start, size)
-            .map_err(|e| self.error(e.into()))?;
-        if xxh3_64(&data) != entry.sum {
-            return Err(damaged());
-        }
-        // Checked bytes that do not decompress to the block's length were written
-        // wrongly: corruption all the same.
-        let block = decompress(&data, len).map_err(|_| damaged())?;
-        if block.len() != len {
-            return Err(damaged());
-        }
-        self.misses.fetch_add(1, Relaxed);
-        Ok(block)
+        self.blocks.load_block(b)
     }
 
     /// The value stored at `index`: with its distance from a `.dtm` file, without it
@@ -631,28 +390,13 @@ impl CompactFile {
     /// A [`FileError`] naming the file: a damaged block, an index beyond the sector,
     /// or a value that the header rules out.
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
-        let implausible = || {
+        let code = self.blocks.entry(index)? as u8;
+        self.decode(code).ok_or_else(|| {
             self.error(Problem::Implausible {
                 index,
                 entries: self.header.entries,
             })
-        };
-        if index >= self.header.entries {
-            return Err(implausible());
-        }
-        let b = index >> self.header.block_log2;
-        let offset = (index & (self.header.block() - 1)) as usize;
-        let key = (self.id, b);
-        let code = match self.cache.byte(key, offset) {
-            Some(code) => code,
-            None => {
-                let block = self.load_block(b)?.into_boxed_slice();
-                let code = block.get(offset).copied().ok_or_else(implausible)?;
-                self.cache.insert(key, block);
-                code
-            }
-        };
-        self.decode(code).ok_or_else(implausible)
+        })
     }
 
     /// The value of a stored code, if the header allows it.
@@ -792,41 +536,6 @@ fn stand_in(wdl: Wdl) -> u8 {
     }
 }
 
-/// Decompress one block of `len` bytes, with this thread's decompression context
-/// (making one costs more than decompressing a small block).
-fn decompress(data: &[u8], len: usize) -> io::Result<Vec<u8>> {
-    thread_local! {
-        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    CONTEXT.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.is_none() {
-            *c = Some(zstd::bulk::Decompressor::new()?);
-        }
-        match c.as_mut() {
-            Some(d) => d.decompress(data, len),
-            None => Err(io::Error::other("no decompression context")),
-        }
-    })
-}
-
-/// Read all of `bytes` at `offset` of `file`.
-fn read_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        file.read_exact_at(bytes, offset)
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Seek, SeekFrom};
-        let mut f = file;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(bytes)
-    }
-}
-
 /// A sector's compact files: either or both.
 #[derive(Debug, Default)]
 pub struct CompactTable {
@@ -897,41 +606,5 @@ mod tests {
         assert_eq!(parse_compact_name("standard-8-9.tb"), None);
         assert_eq!(parse_compact_name("standard-8-9.wdl.tmp"), None);
         assert_eq!(parse_compact_name("standard-08-9.dtm"), None);
-    }
-
-    #[test]
-    fn the_cache_keeps_its_bound() {
-        let cache = BlockCache::new(SHARDS * 2000);
-        for b in 0..1000 {
-            cache.insert((1, b), vec![0u8; 1000].into());
-        }
-        let held: usize = cache
-            .shards
-            .iter()
-            .map(|s| s.lock().expect("not poisoned").blocks.len())
-            .sum();
-        assert!(held <= SHARDS * 2, "{held}");
-        assert!(cache.byte((1, 999), 0).is_some(), "the newest stays");
-    }
-
-    /// A block used between insertions keeps its place while the others come and go.
-    #[test]
-    fn a_block_in_use_stays_in_the_cache() {
-        let cache = BlockCache::new(SHARDS * 3000);
-        cache.insert((7, 0), vec![1u8; 1000].into());
-        for b in 1..5000 {
-            cache.insert((7, b), vec![0u8; 1000].into());
-            assert_eq!(
-                cache.byte((7, 0), 999),
-                Some(1),
-                "dropped after {b} insertions"
-            );
-        }
-        let bytes: usize = cache
-            .shards
-            .iter()
-            .map(|s| s.lock().expect("not poisoned").bytes)
-            .sum();
-        assert!(bytes <= SHARDS * 3000, "{bytes}");
     }
 }

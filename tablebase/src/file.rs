@@ -221,6 +221,14 @@ pub enum Problem {
         /// The newest version this program reads.
         newest: u32,
     },
+    /// A class file of a format version this code does not read.
+    #[error("class file format version {found}, this program reads version {newest} (`morris generate` builds it again)")]
+    ClassVersion {
+        /// The version in the header.
+        found: u32,
+        /// The version this program reads.
+        newest: u32,
+    },
     /// A value differs from the one another file of the same sector holds.
     #[error("entry {index} differs from {}", other.display())]
     Differs {

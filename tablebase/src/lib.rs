@@ -8,6 +8,7 @@
 //! - [`value`]: stored values and their counts.
 //! - [`index`]: a dense numbering of each sector's positions up to symmetry.
 //! - [`mod@file`]: the self-checking raw format, its header, layered opening.
+//! - [`blocks`]: the container of independently compressed blocks both use.
 //! - [`compact`]: compressed win/draw/loss and DTM files, read in place.
 //! - [`malom`]: a reader of Malom's perfect database, to cross-check ours.
 //! - [`mod@tablebase`]: a directory of files behind one [`Tablebase::open`] and one
@@ -38,6 +39,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod blocks;
 pub mod classes;
 pub mod combin;
 pub mod compact;

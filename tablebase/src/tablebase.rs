@@ -207,7 +207,7 @@ impl Tablebase {
         }
         for (variant, sector, path) in classes::class_names(dir)? {
             let t = tables.entry((variant, sector));
-            let file = ClassFile::open(&path, variant, sector);
+            let file = ClassFile::open(&path, variant, sector, Arc::clone(&cache));
             t.or_insert_with(|| Tables::new(variant, sector)).classes = Some(file);
         }
         // A class file belongs to the values it was built from: one built from other
@@ -388,11 +388,12 @@ impl Tablebase {
     }
 
     /// The draw class of a position for the side to move (see [`crate::classes`]):
-    /// `None` when its sector has no class file or the position is decided.
+    /// `None` when its sector has no class file or the position is not a draw (by
+    /// the values: a class file says nothing about decided positions).
     ///
     /// # Errors
     /// A [`FileError`] naming the class file when it is damaged or belongs to other
-    /// values.
+    /// values, or the value file when it is damaged.
     pub fn class(&self, pos: &Position) -> Result<Option<Class>, FileError> {
         let Some(tables) = Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant(), s))
         else {
@@ -407,8 +408,11 @@ impl Tablebase {
             Some(Ok(f)) => {
                 let (us, them) = (pos.us(), pos.them());
                 let (u, t) = tables.sector.board();
+                if self.value(pos)?.map(|v| v.wdl()) != Some(Wdl::Draw) {
+                    return Ok(None);
+                }
                 let index = crate::index::SectorIndex::get(usize::from(u), usize::from(t));
-                f.class(index.index(us, them))
+                f.class(index.index(us, them)).map(Some)
             }
         }
     }
