@@ -426,36 +426,34 @@ fn check_variant_classes(
     names: &[(Variant, SectorId, std::path::PathBuf)],
     chosen: &dyn Fn(Variant, SectorId) -> bool,
 ) -> anyhow::Result<(u64, u64)> {
+    use morris_builder::classes::{finished, verify_sector, Store};
     let (mut bad, mut mismatches) = (0u64, 0u64);
-    let mut store = morris_builder::classes::Store::default();
     let mut good = Vec::new();
     for (v, sector, _) in names {
-        if *v != variant {
+        if *v != variant || !chosen(variant, *sector) {
             continue;
         }
-        // The files a full check reads: all of the variant's (successors' classes).
-        match morris_builder::classes::finished(dir, tb, variant, *sector) {
-            Ok(Some(entries)) => {
-                store.insert(*sector, entries);
-                if chosen(variant, *sector) {
-                    good.push(*sector);
-                    if !args.full {
-                        outln!("{variant} {sector} classes: checksum ok");
-                    }
+        // Every block read and checked; the entries are not kept.
+        match finished(dir, tb, variant, *sector) {
+            Ok(Some(_)) => {
+                good.push(*sector);
+                if !args.full {
+                    outln!("{variant} {sector} classes: checksum ok");
                 }
             }
             Ok(None) => {}
             Err(e) => {
-                if chosen(variant, *sector) {
-                    outln!("{variant} {sector} classes: BAD: {e}");
-                    bad += 1;
-                }
+                outln!("{variant} {sector} classes: BAD: {e}");
+                bad += 1;
             }
         }
     }
     if args.full {
+        // Each sector with the classes it is checked against (its successors'),
+        // read from their files; only those are held at a time.
+        let mut store = Store::default();
         for sector in good {
-            match morris_builder::classes::verify_classes(tb, &store, variant, sector) {
+            match verify_sector(dir, tb, &mut store, variant, sector) {
                 Ok((0, _)) => outln!("{variant} {sector} classes: every class verified"),
                 Ok((n, first)) => {
                     outln!(

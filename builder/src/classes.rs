@@ -400,6 +400,22 @@ impl Pair<'_> {
         })
     }
 
+    /// Side 1 of a symmetric pair from side 0: the same boards with the other player
+    /// to move have the same moves.
+    fn mirror(&self) {
+        let words = self.words.as_slice();
+        let (first, second) = words.split_at(self.n);
+        second
+            .par_iter()
+            .zip(first.par_iter())
+            .for_each(|(to, from)| to.store(from.load(Relaxed), Relaxed));
+        let (first, second) = self.best.split_at(self.n);
+        second
+            .par_iter()
+            .zip(first.par_iter())
+            .for_each(|(to, from)| to.store(from.load(Relaxed), Relaxed));
+    }
+
     /// Forget the states of a sweep, keeping the counters.
     fn reset(&self) {
         self.words.as_slice().par_iter().for_each(|w| {
@@ -657,7 +673,11 @@ pub fn movement_pair(
         best,
     };
     pair.initialise(0)?;
-    pair.initialise(1)?;
+    if symmetric {
+        pair.mirror();
+    } else {
+        pair.initialise(1)?;
+    }
     let mut out: Vec<Vec<u16>> = Vec::new();
     for k in 0..if symmetric { 1 } else { 2 } {
         let mut entries = Vec::new();
