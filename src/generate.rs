@@ -17,6 +17,7 @@ sector of the game of N pieces a side.\n\n\
 Examples:\n  morris generate --max-pieces 4              # the whole game of 4 pieces a side, Standard\n  \
 morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
 morris generate --sector 6-5+1-1              # a placement sector and what it needs\n  \
+morris generate --max-pieces 5 --compact      # compact files only, no raw set on disk\n  \
 morris generate --variant no-flying --tb /data/tb --threads 2"
 )]
 pub struct Args {
@@ -39,6 +40,12 @@ pub struct Args {
     /// position settles, for ultra-strong play).
     #[arg(long)]
     no_classes: bool,
+
+    /// Write compact files (`.wdl` and `.dtm`, as `morris pack` makes them at its
+    /// default levels) instead of raw ones: a sector's raw file stays only while
+    /// sectors still to be solved read it, then it is packed and removed.
+    #[arg(long)]
+    compact: bool,
 
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]
@@ -74,11 +81,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     ));
     let clock = Instant::now();
     let mut reports = Vec::new();
+    let output = if args.compact {
+        driver::Output::Compact
+    } else {
+        driver::Output::Raw
+    };
     for variant in args.variant.list() {
         reports.extend(if whole_game {
-            driver::generate_game_into(&dir, variant, args.max_pieces, &progress)?
+            driver::generate_game_as(&dir, variant, args.max_pieces, output, &progress)?
         } else {
-            driver::generate_into(&dir, variant, &args.sector, &progress)?
+            driver::generate_into_as(&dir, variant, &args.sector, output, &progress)?
         });
     }
     progress.finish();

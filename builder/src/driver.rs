@@ -14,16 +14,19 @@
 use crate::convert::{convert_file, Converted};
 use crate::copy::ValueCopy;
 use crate::generate::{solve_pair, GenerateError};
+use crate::pack::{default_level, pack_sector, packed_from};
 use crate::placement::{solve_placement, PlacementError};
 use crate::progress::{Observer, Silent};
 use crate::write::write_sector;
 use morris_engine::{Variant, PIECES_PER_PLAYER};
+use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, Kind};
 use morris_tablebase::file::{file_name, FileError, SectorFile};
 use morris_tablebase::index::orbit_count;
 use morris_tablebase::tablebase::table_names;
 use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, SuccessorSector};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -72,6 +75,18 @@ pub struct SectorReport {
     pub peak_memory: Option<u64>,
     /// Whether it was already finished.
     pub skipped: bool,
+}
+
+/// What a run leaves in the directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Output {
+    /// Raw files (`.tb`), one byte a position.
+    #[default]
+    Raw,
+    /// Compact files (`.wdl` and `.dtm`, as `morris pack` writes them at its default
+    /// levels): a sector's raw file stays only while sectors still to be solved read
+    /// it, then it is packed and removed.
+    Compact,
 }
 
 /// Receives the events of a run; all methods default to nothing.
@@ -145,6 +160,8 @@ fn finished(
 enum Found {
     /// Finished and good: keep it.
     Good(SectorFile),
+    /// Packed (a compact run) and good: keep it; its counts.
+    Packed(SectorStats),
     /// Not there: generate it.
     Missing,
     /// Present but bad (damaged, truncated, of another version): generate it again.
@@ -214,11 +231,27 @@ pub fn generate_into<S: Into<SectorId> + Copy>(
     targets: &[S],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    generate_into_as(dir, variant, targets, Output::Raw, reporter)
+}
+
+/// [`generate_into`], leaving `output`'s files.
+///
+/// # Errors
+/// As [`generate_into`].
+pub fn generate_into_as<S: Into<SectorId> + Copy>(
+    dir: &Path,
+    variant: Variant,
+    targets: &[S],
+    output: Output,
+    reporter: &dyn Reporter,
+) -> Result<Vec<SectorReport>, DriverError> {
     let _lock = lock_dir(dir)?;
     let targets: Vec<SectorId> = targets.iter().map(|&t| t.into()).collect();
     let (movement, placement) = plan_sectors(&targets);
-    let mut reports = movement_into(dir, variant, &movement, reporter)?;
-    reports.extend(placement_into(dir, variant, &placement, reporter)?);
+    let run = Run::new(dir, variant, output, &plan(&movement), &placement);
+    let mut reports = movement_into(&run, &movement, reporter)?;
+    reports.extend(placement_into(&run, &placement, reporter)?);
+    run.retire_all(reporter)?;
     Ok(reports)
 }
 
@@ -277,15 +310,195 @@ pub fn generate_game_into(
     max_pieces: u8,
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    generate_game_as(dir, variant, max_pieces, Output::Raw, reporter)
+}
+
+/// [`generate_game_into`], leaving `output`'s files.
+///
+/// # Errors
+/// As [`generate_game_into`].
+pub fn generate_game_as(
+    dir: &Path,
+    variant: Variant,
+    max_pieces: u8,
+    output: Output,
+    reporter: &dyn Reporter,
+) -> Result<Vec<SectorReport>, DriverError> {
     let _lock = lock_dir(dir)?;
     let targets: Vec<Sector> = Sector::all()
         .into_iter()
         .filter(|s| s.us <= max_pieces && s.them <= max_pieces)
         .collect();
-    let mut reports = movement_into(dir, variant, &targets, reporter)?;
     let placement = PlacementSector::all(max_pieces);
-    reports.extend(placement_into(dir, variant, &placement, reporter)?);
+    let run = Run::new(dir, variant, output, &plan(&targets), &placement);
+    let mut reports = movement_into(&run, &targets, reporter)?;
+    reports.extend(placement_into(&run, &placement, reporter)?);
+    run.retire_all(reporter)?;
     Ok(reports)
+}
+
+/// One run of the driver: where it writes, and in compact output, when each
+/// sector's raw file is read for the last time.
+struct Run<'a> {
+    dir: &'a Path,
+    variant: Variant,
+    output: Output,
+    /// Per sector, the work items (movement pairs in plan order, then placement
+    /// sectors) that read its values: its raw file goes once the last is done.
+    readers: HashMap<SectorId, Vec<usize>>,
+    /// Work items done so far, by their number.
+    done: std::cell::RefCell<HashSet<usize>>,
+    /// Each work item's number.
+    items: HashMap<SectorId, usize>,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        dir: &'a Path,
+        variant: Variant,
+        output: Output,
+        movement: &[Sector],
+        placement: &[PlacementSector],
+    ) -> Run<'a> {
+        let mut items: HashMap<SectorId, usize> = HashMap::new();
+        let mut readers: HashMap<SectorId, Vec<usize>> = HashMap::new();
+        let mut next = 0;
+        for &s in movement {
+            if items.contains_key(&s.into()) {
+                continue;
+            }
+            for t in [s, s.swapped()] {
+                items.insert(t.into(), next);
+                if let Some(c) = t.after_capture() {
+                    readers.entry(c.into()).or_default().push(next);
+                }
+            }
+            next += 1;
+        }
+        for &p in placement {
+            items.insert(p.into(), next);
+            for t in p.successors() {
+                readers.entry(t.into()).or_default().push(next);
+            }
+            next += 1;
+        }
+        Run {
+            dir,
+            variant,
+            output,
+            readers,
+            done: std::cell::RefCell::new(HashSet::new()),
+            items,
+        }
+    }
+
+    /// The values of a finished sector, decoded: from its raw file, else (in a
+    /// compact run) from its `.dtm` file.
+    fn decoded(&self, sector: SectorId) -> Result<ValueCopy, FileError> {
+        let path = self.dir.join(file_name(self.variant, sector));
+        if self.output == Output::Compact && !path.exists() {
+            let id = (self.variant, sector, Kind::Dtm);
+            let path = self.dir.join(compact_name(self.variant, sector, Kind::Dtm));
+            let f = CompactFile::open(&path, id, Arc::new(BlockCache::new(0)))?;
+            return ValueCopy::decode(&f.raw_codes()?).map_err(|e| FileError {
+                path,
+                problem: e.into(),
+            });
+        }
+        decoded(self.dir, self.variant, sector)
+    }
+
+    /// A sector's files as found: its raw file, else (in a compact run) its two
+    /// compact files, each checked whole.
+    fn found(&self, sector: SectorId) -> Found {
+        let raw = Found::of(finished(self.dir, self.variant, sector));
+        if self.output == Output::Raw || !matches!(raw, Found::Missing) {
+            return raw;
+        }
+        let mut stats = None;
+        for kind in Kind::ALL {
+            let path = self.dir.join(compact_name(self.variant, sector, kind));
+            let checked = CompactFile::open(
+                &path,
+                (self.variant, sector, kind),
+                Arc::new(BlockCache::new(0)),
+            )
+            .and_then(|f| {
+                f.check()?;
+                Ok(f.header().stats)
+            });
+            match checked {
+                Ok(s) => stats = Some(s),
+                Err(e) if e.problem.is_missing() => return Found::Missing,
+                Err(e) if e.problem.is_bad_file() => return Found::Bad(e),
+                Err(e) => return Found::Unreadable(e),
+            }
+        }
+        stats.map_or(Found::Missing, Found::Packed)
+    }
+
+    /// Note that the work item of `sector` is done, and in a compact run pack and
+    /// remove the raw files no work left reads.
+    fn finish(&self, sector: SectorId, reporter: &dyn Reporter) -> Result<(), DriverError> {
+        if let Some(&item) = self.items.get(&sector) {
+            self.done.borrow_mut().insert(item);
+        }
+        if self.output == Output::Raw {
+            return Ok(());
+        }
+        let done = self.done.borrow();
+        let retired: Vec<SectorId> = self
+            .items
+            .iter()
+            .filter(|(_, i)| done.contains(i))
+            .map(|(&s, _)| s)
+            .filter(|s| {
+                self.readers
+                    .get(s)
+                    .is_none_or(|r| r.iter().all(|i| done.contains(i)))
+            })
+            .collect();
+        drop(done);
+        for s in retired {
+            self.retire(s, reporter)?;
+        }
+        Ok(())
+    }
+
+    /// Pack every raw file of the run left (a compact run).
+    fn retire_all(&self, reporter: &dyn Reporter) -> Result<(), DriverError> {
+        if self.output == Output::Raw {
+            return Ok(());
+        }
+        let mut sectors: Vec<SectorId> = self.items.keys().copied().collect();
+        sectors.sort();
+        for s in sectors {
+            self.retire(s, reporter)?;
+        }
+        Ok(())
+    }
+
+    /// Pack a sector's raw file into its compact files, unless they are there and
+    /// packed from it, and remove it.
+    fn retire(&self, sector: SectorId, reporter: &dyn Reporter) -> Result<(), DriverError> {
+        let path = self.dir.join(file_name(self.variant, sector));
+        if !path.exists() {
+            return Ok(());
+        }
+        let raw = finished(self.dir, self.variant, sector)?;
+        for kind in Kind::ALL {
+            let out = self.dir.join(compact_name(self.variant, sector, kind));
+            match packed_from(&out, (self.variant, sector, kind), &raw) {
+                Ok(Some(_)) => continue,
+                Ok(None) => {}
+                Err(why) => reporter.log(&format!("{why}; packing it again")),
+            }
+            pack_sector(&raw, self.dir, kind, default_level(kind))?;
+        }
+        drop(raw);
+        std::fs::remove_file(&path).map_err(|e| FileError::new(&path, e))?;
+        Ok(())
+    }
 }
 
 /// Rewrite every file of `variants` in `dir` that an older version of morris wrote in
@@ -328,37 +541,43 @@ fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<ValueCopy, 
 }
 
 /// Generate placement sectors `sectors`, given in solving order, whose movement
-/// successors are finished in `dir`.
+/// successors are finished in the run's directory.
 fn placement_into(
-    dir: &Path,
-    variant: Variant,
+    run: &Run,
     sectors: &[PlacementSector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    let (dir, variant) = (run.dir, run.variant);
     let mut reports = Vec::new();
     for &sector in sectors {
-        match Found::of(finished(dir, variant, sector)) {
-            Found::Good(f) => {
-                let report = SectorReport {
-                    variant,
-                    sector: sector.into(),
-                    stats: f.header().stats,
-                    time: Duration::ZERO,
-                    peak_memory: None,
-                    skipped: true,
-                };
-                reporter.sector_done(&report);
-                reports.push(report);
-                continue;
+        let stats = match run.found(sector.into()) {
+            Found::Good(f) => Some(f.header().stats),
+            Found::Packed(stats) => Some(stats),
+            Found::Missing => None,
+            Found::Bad(e) => {
+                reporter.log(&format!("{e}; regenerating"));
+                None
             }
-            Found::Missing => {}
-            Found::Bad(e) => reporter.log(&format!("{e}; regenerating")),
             Found::Unreadable(e) => return Err(DriverError::Unreadable(e)),
+        };
+        if let Some(stats) = stats {
+            let report = SectorReport {
+                variant,
+                sector: sector.into(),
+                stats,
+                time: Duration::ZERO,
+                peak_memory: None,
+                skipped: true,
+            };
+            reporter.sector_done(&report);
+            reports.push(report);
+            run.finish(sector.into(), reporter)?;
+            continue;
         }
         // Every successor's file was written (or found good) earlier in this run.
         let mut deps: Vec<(SuccessorSector, ValueCopy)> = Vec::new();
         for next in sector.successors() {
-            deps.push((next, decoded(dir, variant, next.into())?));
+            deps.push((next, run.decoded(next.into())?));
         }
         reporter.pair_started(variant, &[sector.into()], sector.size());
         reset_peak_memory();
@@ -372,6 +591,7 @@ fn placement_into(
         let header = write_sector(dir, variant, sector, &values)?;
         drop(values);
         reports.push(written(dir, variant, sector, header.stats, time, reporter)?);
+        run.finish(sector.into(), reporter)?;
     }
     Ok(reports)
 }
@@ -403,11 +623,11 @@ fn written(
 /// Generate the movement sectors `targets` and what they need; the caller holds the
 /// directory's lock.
 fn movement_into(
-    dir: &Path,
-    variant: Variant,
+    run: &Run,
     targets: &[Sector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    let (dir, variant) = (run.dir, run.variant);
     let order = plan(targets);
     // Sectors found valid or written (and read back) in this run.
     let mut finished_here: HashSet<Sector> = HashSet::new();
@@ -423,19 +643,20 @@ fn movement_into(
         };
         let mut present = Vec::new();
         for &s in &pair {
-            match Found::of(finished(dir, variant, s)) {
-                Found::Good(f) => present.push(f),
+            match run.found(s.into()) {
+                Found::Good(f) => present.push(f.header().stats),
+                Found::Packed(stats) => present.push(stats),
                 Found::Missing => {}
                 Found::Bad(e) => reporter.log(&format!("{e}; regenerating")),
                 Found::Unreadable(e) => return Err(DriverError::Unreadable(e)),
             }
         }
         if present.len() == pair.len() {
-            for (&s, f) in pair.iter().zip(present) {
+            for (&s, stats) in pair.iter().zip(present) {
                 let report = SectorReport {
                     variant,
                     sector: s.into(),
-                    stats: f.header().stats,
+                    stats,
                     time: Duration::ZERO,
                     peak_memory: None,
                     skipped: true,
@@ -444,13 +665,14 @@ fn movement_into(
                 finished_here.insert(s);
                 reports.push(report);
             }
+            run.finish(sector.into(), reporter)?;
             continue;
         }
         // Load only what this pair's captures reach (files checked whole earlier in
         // this run) into memory with huge pages.
         let mut deps: HashMap<Sector, ValueCopy> = HashMap::new();
         for t in pair.iter().filter_map(|s| s.after_capture()) {
-            deps.insert(t, decoded(dir, variant, t.into())?);
+            deps.insert(t, run.decoded(t.into())?);
         }
         let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
         reporter.pair_started(variant, &ids, positions(&pair));
@@ -462,6 +684,7 @@ fn movement_into(
             &|s| deps.get(&s).map(ValueCopy::values),
             reporter,
         )?;
+        drop(deps);
         let time = clock.elapsed();
         reporter.phase("write", 0);
         for (s, values) in solved {
@@ -470,6 +693,7 @@ fn movement_into(
             reports.push(written(dir, variant, s, header.stats, time, reporter)?);
             finished_here.insert(s);
         }
+        run.finish(sector.into(), reporter)?;
     }
     Ok(reports)
 }
