@@ -54,7 +54,6 @@ use morris_tablebase::{
     FileError, PlacementSector, Sector, SectorId, SectorIndex, SectorStats, Tablebase, Wdl,
 };
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
@@ -104,6 +103,9 @@ fn inconsistent(sector: impl Into<SectorId>, what: impl Into<String>) -> ClassEr
 #[derive(Default)]
 pub struct Store {
     sectors: HashMap<SectorId, Arc<[u16]>>,
+    /// The values of sectors that have compact files only, decoded once for the
+    /// sectors at work.
+    decoded: std::sync::Mutex<HashMap<SectorId, Arc<[u8]>>>,
 }
 
 impl Store {
@@ -120,6 +122,9 @@ impl Store {
     /// Drop every sector but those of `keep`.
     pub fn retain(&mut self, keep: &[SectorId]) {
         self.sectors.retain(|s, _| keep.contains(s));
+        if let Ok(d) = self.decoded.get_mut() {
+            d.retain(|s, _| keep.contains(s));
+        }
     }
 
     /// Make sure the classes of `needed` are at hand, reading them from `dir`, and
@@ -150,30 +155,54 @@ impl Store {
 /// A sector's values as raw codes (encoding 2 of `morris_tablebase::file`): mapped
 /// from its raw file, or decoded from its compact file.
 pub struct Values<'a> {
-    codes: Cow<'a, [u8]>,
+    codes: Codes<'a>,
+}
+
+enum Codes<'a> {
+    Mapped(&'a [u8]),
+    Decoded(Arc<[u8]>),
 }
 
 impl Values<'_> {
     /// Whether entry `i` is a draw.
     #[inline]
     fn drawn(&self, i: u64) -> bool {
-        decode_byte(self.codes[i as usize]).wdl() == Wdl::Draw
+        let codes = match &self.codes {
+            Codes::Mapped(c) => c,
+            Codes::Decoded(c) => &c[..],
+        };
+        decode_byte(codes[i as usize]).wdl() == Wdl::Draw
     }
 }
 
-/// The values of a sector, every block checked.
-fn values(tb: &Tablebase, variant: Variant, sector: SectorId) -> Result<Values<'_>, ClassError> {
+/// The values of a sector, every block checked: the raw file's mapping, else its
+/// compact file decoded (kept in `store` for the sectors that follow).
+fn values<'a>(
+    tb: &'a Tablebase,
+    store: &Store,
+    variant: Variant,
+    sector: SectorId,
+) -> Result<Values<'a>, ClassError> {
     if let Some(f) = tb.file(variant, sector) {
         return Ok(Values {
-            codes: Cow::Borrowed(f.entries()?),
+            codes: Codes::Mapped(f.entries()?),
+        });
+    }
+    if let Some(c) = store.decoded.lock().ok().and_then(|d| d.get(&sector).cloned()) {
+        return Ok(Values {
+            codes: Codes::Decoded(c),
         });
     }
     let f = tb
         .compact(variant, sector)
         .and_then(|c| c.answering())
         .ok_or(ClassError::MissingValues(sector))?;
+    let codes: Arc<[u8]> = f.raw_codes()?.into();
+    if let Ok(mut d) = store.decoded.lock() {
+        d.insert(sector, Arc::clone(&codes));
+    }
     Ok(Values {
-        codes: Cow::Owned(f.raw_codes()?),
+        codes: Codes::Decoded(codes),
     })
 }
 
@@ -196,7 +225,7 @@ impl<'a> Reached<'a> {
         Ok(Reached {
             sector,
             index: SectorIndex::get(usize::from(us), usize::from(them)),
-            values: values(tb, variant, sector)?,
+            values: values(tb, store, variant, sector)?,
             classes: Arc::clone(
                 store
                     .get(sector)
@@ -643,11 +672,11 @@ pub fn movement_pair(
     if 2 * n as u64 >= u64::from(u32::MAX) {
         return Err(inconsistent(a, "too many positions for this computation"));
     }
-    let own = values(tb, variant, a.into())?;
+    let own = values(tb, store, variant, a.into())?;
     let swapped = if symmetric {
         None
     } else {
-        Some(values(tb, variant, a.swapped().into())?)
+        Some(values(tb, store, variant, a.swapped().into())?)
     };
     let exits: Vec<Option<Reached>> = sectors
         .iter()
@@ -741,7 +770,7 @@ pub fn placement_sector(
 ) -> Result<Vec<u16>, ClassError> {
     let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     let id = SectorId::Placement(sector);
-    let own = values(tb, variant, id)?;
+    let own = values(tb, store, variant, id)?;
     let reached: Vec<Reached> = sector
         .successors()
         .into_iter()

@@ -344,7 +344,9 @@ struct Run<'a> {
     variant: Variant,
     output: Output,
     /// Per sector, the work items (movement pairs in plan order, then placement
-    /// sectors) that read its values: its raw file goes once the last is done.
+    /// sectors) that read its raw values: its raw file goes once the last is done.
+    /// Movement sectors are read so by later pairs, placement sectors by later
+    /// placement sectors; the rest read compact files.
     readers: HashMap<SectorId, Vec<usize>>,
     /// Work items done so far, by their number.
     done: std::cell::RefCell<HashSet<usize>>,
@@ -375,10 +377,15 @@ impl<'a> Run<'a> {
             }
             next += 1;
         }
+        // Placement sectors read the movement sectors where placing ends from their
+        // compact files (decoded once each, a small cost), so that no raw movement
+        // file waits for the placement pass.
         for &p in placement {
             items.insert(p.into(), next);
             for t in p.successors() {
-                readers.entry(t.into()).or_default().push(next);
+                if let SuccessorSector::Placement(_) = t {
+                    readers.entry(t.into()).or_default().push(next);
+                }
             }
             next += 1;
         }
