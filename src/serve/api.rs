@@ -105,12 +105,15 @@ impl Query {
     /// 400 naming the parameter.
     pub fn set(&mut self, name: &str, value: String) -> Result<(), ApiError> {
         let fields = self.endpoint.fields();
-        if !fields.contains(&name) {
-            return Err(ApiError::bad(format!(
+        let unknown = || {
+            ApiError::bad(format!(
                 "unknown parameter '{}' (expected {})",
                 shorten(name),
                 fields.join(", ")
-            )));
+            ))
+        };
+        if !fields.contains(&name) {
+            return Err(unknown());
         }
         let slot = match name {
             "variant" => &mut self.variant,
@@ -120,7 +123,8 @@ impl Query {
             "strategy" => &mut self.strategy,
             "sector" => &mut self.sector,
             "goal" => &mut self.goal,
-            _ => &mut self.seed,
+            "seed" => &mut self.seed,
+            _ => return Err(unknown()),
         };
         if slot.is_some() {
             return Err(ApiError::bad(format!("parameter '{name}' is given twice")));

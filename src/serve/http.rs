@@ -264,8 +264,9 @@ impl Server {
         };
         let ctx = Arc::clone(&self.ctx);
         let work = tokio::task::spawn_blocking(move || {
+            // Handed on boxed: a query is a few hundred bytes.
             let answer = if api::needs_search(&q, &ctx) {
-                Err(q)
+                Err(Box::new(q))
             } else {
                 Ok(api::answer(&q, &ctx))
             };
