@@ -2,13 +2,13 @@
 //! the win (or saves the draw), with the solution line.
 
 use crate::args::VariantArg;
+use crate::report::PuzzleJson;
 use crate::tb::TbDir;
 use clap::ValueEnum;
 use morris_engine::{notation, Variant};
 use morris_solver::puzzles::{self, Goal, Search};
 use morris_solver::{Rng, Searcher};
-use morris_tablebase::{Sector, SectorId};
-use serde::Serialize;
+use morris_tablebase::SectorId;
 
 /// What the puzzles ask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -46,7 +46,7 @@ pub struct Args {
     goal: GoalArg,
 
     /// Wins at least this many plies long.
-    #[arg(long, value_name = "PLIES", default_value_t = 5)]
+    #[arg(long, value_name = "PLIES", default_value_t = puzzles::MIN_DTM)]
     min_dtm: u16,
 
     /// Wins at most this many plies long.
@@ -58,7 +58,7 @@ pub struct Args {
     count: usize,
 
     /// Positions tried a sector at most.
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    #[arg(long, value_name = "N", default_value_t = puzzles::TRIES)]
     tries: u64,
 
     /// Seed of the choice: the same seed gives the same puzzles.
@@ -74,21 +74,6 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct PuzzleJson {
-    position: String,
-    sector: String,
-    side_to_move: &'static str,
-    goal: &'static str,
-    dtm: Option<u16>,
-    solution: String,
-    line: Vec<String>,
-    legal_moves: usize,
-}
-
-/// The endgames offered by default.
-const CLASSICS: [(u8, u8); 7] = [(3, 3), (3, 4), (4, 3), (5, 4), (4, 5), (7, 4), (4, 7)];
-
 /// Run the command.
 ///
 /// # Errors
@@ -97,12 +82,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let variant = Variant::from(args.variant);
     let tb = args.tb.open()?;
     let sectors: Vec<SectorId> = if args.sector.is_empty() {
-        CLASSICS
-            .iter()
-            .filter_map(|&(u, t)| Sector::new(u, t))
-            .filter(|&s| tb.contains(variant, s))
-            .map(SectorId::from)
-            .collect()
+        puzzles::classics(&tb, variant)
     } else {
         args.sector.clone()
     };
@@ -145,23 +125,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 args.tries
             );
         }
-        for p in found {
-            let after = p.position.play_unchecked(p.solution);
-            let mut line = vec![p.solution];
-            line.extend(searcher.tablebase_line(&after, 60)?);
-            out.push(PuzzleJson {
-                position: p.position.to_string(),
-                sector: sector.to_string(),
-                side_to_move: p.position.side_to_move().name(),
-                goal: match p.goal {
-                    Goal::Win => "win",
-                    Goal::Draw => "draw",
-                },
-                dtm: p.dtm,
-                solution: p.solution.to_string(),
-                line: line.iter().map(ToString::to_string).collect(),
-                legal_moves: p.moves,
-            });
+        for p in &found {
+            out.push(PuzzleJson::of(p, sector, &searcher)?);
         }
     }
     if args.json {

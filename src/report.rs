@@ -1,6 +1,9 @@
-//! The JSON document about a position: one set of types for every command that
-//! writes one (`probe --json`, `solve --json`, `analyze --json` and the HTTP API of
-//! `morris serve`), with the same field names and meanings everywhere.
+//! The JSON documents: one set of types for every command that writes one, with the
+//! same field names and meanings everywhere. The document about a position
+//! ([`Report`]: `probe --json`, `solve --json`, `analyze --json`, the API's
+//! `/api/position`), the review of a game ([`ReviewJson`]: `review --json`,
+//! `/api/review`) and a training position ([`PuzzleJson`]: each entry of
+//! `puzzles --json`, `/api/puzzle`).
 //!
 //! A document has every field. What a command does not compute is `null` (probe: the
 //! line, the search and each move's depth; solve: the moves), while an empty list
@@ -15,7 +18,12 @@
 
 use crate::describe::search_depth;
 use morris_engine::{notation, Color, Game, GameEnd, Move, Position};
-use morris_solver::{Analysis, ClassInfo, MoveAnalysis, Provenance, SearchResult, Verdict};
+use morris_solver::puzzles::{Goal, Puzzle};
+use morris_solver::review::{Outcome, Review, Summary};
+use morris_solver::{
+    Analysis, ClassInfo, MoveAnalysis, Provenance, SearchError, SearchResult, Searcher, Verdict,
+};
+use morris_tablebase::SectorId;
 use morris_tablebase::Wdl;
 use serde::Serialize;
 use std::time::Duration;
@@ -201,14 +209,18 @@ impl Search {
     }
 }
 
-/// A value as text: `win`, `draw`, `loss`, or `null`.
-fn wdl_text<S: serde::Serializer>(w: &Option<Wdl>, s: S) -> Result<S::Ok, S::Error> {
-    w.map(|w| match w {
+/// A value's name: `win`, `draw` or `loss`.
+fn wdl_name(w: Wdl) -> &'static str {
+    match w {
         Wdl::Win => "win",
         Wdl::Draw => "draw",
         Wdl::Loss => "loss",
-    })
-    .serialize(s)
+    }
+}
+
+/// A value as text: `win`, `draw`, `loss`, or `null`.
+fn wdl_text<S: serde::Serializer>(w: &Option<Wdl>, s: S) -> Result<S::Ok, S::Error> {
+    w.map(wdl_name).serialize(s)
 }
 
 impl Value {
@@ -465,4 +477,197 @@ impl Report {
             ..Report::new(game, value)
         }
     }
+}
+
+/// What a move brings its player in a review: the result, its distance counted before
+/// the move, and for a draw the class it steers to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutcomeJson {
+    /// `win`, `draw` or `loss`.
+    pub wdl: &'static str,
+    /// Plies to the end of the game; `null` for a draw or where not known.
+    pub dtm: Option<u16>,
+    /// For a draw with class files (and the ultra strategy), the class for the mover.
+    pub class: Option<i8>,
+}
+
+impl OutcomeJson {
+    fn of(o: &Outcome) -> OutcomeJson {
+        OutcomeJson {
+            wdl: wdl_name(o.wdl),
+            dtm: o.dtm,
+            class: o.class,
+        }
+    }
+}
+
+/// One ply of a reviewed game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlyJson {
+    /// Its number, from 1.
+    pub ply: usize,
+    /// `white` or `black`: who moved.
+    pub side: &'static str,
+    /// The position before the move.
+    pub position: String,
+    /// The move played.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Whether the tables judged it.
+    pub judged: bool,
+    /// Why not, when not judged.
+    pub reason: Option<String>,
+    /// The value before the move for its player: what the best move brings.
+    pub before: Option<OutcomeJson>,
+    /// What the move played brings its player.
+    pub after: Option<OutcomeJson>,
+    /// `best`, `inaccuracy` or `blunder`; `null` when not judged.
+    pub mark: Option<&'static str>,
+    /// Whether every other move loses value.
+    pub only_move: bool,
+    /// The best moves, best first.
+    pub best: Vec<String>,
+}
+
+/// One player's plies of a reviewed game, counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SummaryJson {
+    /// Plies judged.
+    pub judged: u32,
+    /// Plies not judged.
+    pub not_judged: u32,
+    /// Plies at their best.
+    pub best: u32,
+    /// Inaccuracies.
+    pub inaccuracies: u32,
+    /// Blunders.
+    pub blunders: u32,
+    /// Positions with an only move.
+    pub only_moves: u32,
+    /// Only moves played.
+    pub only_moves_found: u32,
+}
+
+impl SummaryJson {
+    fn of(s: Summary) -> SummaryJson {
+        SummaryJson {
+            judged: s.judged,
+            not_judged: s.unjudged,
+            best: s.best,
+            inaccuracies: s.inaccuracies,
+            blunders: s.blunders,
+            only_moves: s.only_moves,
+            only_moves_found: s.only_moves_found,
+        }
+    }
+}
+
+/// The review of a game (`review --json`, `/api/review`): every ply judged by the
+/// tables, and a summary per player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewJson {
+    /// The position the game starts from.
+    pub start: String,
+    /// `standard` or `no-flying`.
+    pub variant: &'static str,
+    /// Every ply, in order.
+    pub plies: Vec<PlyJson>,
+    /// White's summary.
+    pub white: SummaryJson,
+    /// Black's summary.
+    pub black: SummaryJson,
+}
+
+impl ReviewJson {
+    /// The document of a review of the game that starts at `start`.
+    pub fn of(r: &Review, start: &Position) -> ReviewJson {
+        let plies = r
+            .plies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let j = p.verdict.as_ref().ok();
+                PlyJson {
+                    ply: i + 1,
+                    side: p.before.side_to_move().name(),
+                    position: p.before.to_string(),
+                    mv: p.played.to_string(),
+                    judged: j.is_some(),
+                    reason: p.verdict.as_ref().err().cloned(),
+                    before: j.map(|j| OutcomeJson::of(&j.best)),
+                    after: j.map(|j| OutcomeJson::of(&j.played)),
+                    mark: j.map(|j| j.mark.name()),
+                    only_move: j.is_some_and(|j| j.only_move),
+                    best: j.map_or(Vec::new(), |j| names(&j.best_moves)),
+                }
+            })
+            .collect();
+        ReviewJson {
+            start: start.to_string(),
+            variant: start.variant().name(),
+            plies,
+            white: SummaryJson::of(r.summary(Color::White)),
+            black: SummaryJson::of(r.summary(Color::Black)),
+        }
+    }
+}
+
+/// A training position (each entry of `puzzles --json`, `/api/puzzle`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PuzzleJson {
+    /// The position, its side to move to play.
+    pub position: String,
+    /// The sector it was drawn from.
+    pub sector: String,
+    /// `white` or `black`.
+    pub side_to_move: &'static str,
+    /// `win` (the one move that keeps the win) or `draw` (the one that holds it).
+    pub goal: &'static str,
+    /// Plies to the end under best play, for a win; `null` for a draw.
+    pub dtm: Option<u16>,
+    /// The one move.
+    pub solution: String,
+    /// The solution and the best line after it, by the tables.
+    pub line: Vec<String>,
+    /// Legal moves in the position.
+    pub legal_moves: usize,
+}
+
+impl PuzzleJson {
+    /// The document of a puzzle drawn from `sector`, its line by `searcher`'s tables
+    /// (at most 60 plies after the solution).
+    ///
+    /// # Errors
+    /// [`SearchError`] when a table file read for the line is damaged.
+    pub fn of(
+        p: &Puzzle,
+        sector: SectorId,
+        searcher: &Searcher<'_>,
+    ) -> Result<PuzzleJson, SearchError> {
+        let after = p.position.play_unchecked(p.solution);
+        let mut line = vec![p.solution];
+        line.extend(searcher.tablebase_line(&after, 60)?);
+        Ok(PuzzleJson {
+            position: p.position.to_string(),
+            sector: sector.to_string(),
+            side_to_move: p.position.side_to_move().name(),
+            goal: match p.goal {
+                Goal::Win => "win",
+                Goal::Draw => "draw",
+            },
+            dtm: p.dtm,
+            solution: p.solution.to_string(),
+            line: names(&line),
+            legal_moves: p.moves,
+        })
+    }
+}
+
+/// The sectors puzzles are drawn from by default, those present (`/api/puzzle/sectors`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PuzzleSectorsJson {
+    /// `standard` or `no-flying`.
+    pub variant: &'static str,
+    /// The classic endgames present in the tables, pieces of the side to move first.
+    pub sectors: Vec<String>,
 }

@@ -1,10 +1,10 @@
 //! `morris review`: a game gone through ply by ply by the tablebases.
 
 use crate::args::{PositionArgs, StrategyArg};
+use crate::report::ReviewJson;
 use crate::tb::TbDir;
 use morris_engine::{Color, Wdl};
-use morris_solver::review::{self, Mark, Outcome, Review, Summary};
-use serde::Serialize;
+use morris_solver::review::{self, Mark, Outcome};
 
 /// Review a game ply by ply by the tablebases.
 ///
@@ -48,113 +48,6 @@ fn words(o: &Outcome) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct OutcomeJson {
-    wdl: &'static str,
-    dtm: Option<u16>,
-    class: Option<i8>,
-}
-
-impl OutcomeJson {
-    fn of(o: &Outcome) -> OutcomeJson {
-        OutcomeJson {
-            wdl: match o.wdl {
-                Wdl::Win => "win",
-                Wdl::Draw => "draw",
-                Wdl::Loss => "loss",
-            },
-            dtm: o.dtm,
-            class: o.class,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct PlyJson {
-    ply: usize,
-    side: &'static str,
-    position: String,
-    #[serde(rename = "move")]
-    mv: String,
-    judged: bool,
-    /// Why not, when not judged.
-    reason: Option<String>,
-    /// The value before the move for its player: what the best move brings.
-    before: Option<OutcomeJson>,
-    /// What the move played brings its player.
-    after: Option<OutcomeJson>,
-    mark: Option<&'static str>,
-    only_move: bool,
-    best: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct SummaryJson {
-    judged: u32,
-    not_judged: u32,
-    best: u32,
-    inaccuracies: u32,
-    blunders: u32,
-    only_moves: u32,
-    only_moves_found: u32,
-}
-
-impl SummaryJson {
-    fn of(s: Summary) -> SummaryJson {
-        SummaryJson {
-            judged: s.judged,
-            not_judged: s.unjudged,
-            best: s.best,
-            inaccuracies: s.inaccuracies,
-            blunders: s.blunders,
-            only_moves: s.only_moves,
-            only_moves_found: s.only_moves_found,
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct ReviewJson {
-    start: String,
-    variant: &'static str,
-    plies: Vec<PlyJson>,
-    white: SummaryJson,
-    black: SummaryJson,
-}
-
-fn to_json(r: &Review, start: String, variant: &'static str) -> ReviewJson {
-    let plies = r
-        .plies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let j = p.verdict.as_ref().ok();
-            PlyJson {
-                ply: i + 1,
-                side: p.before.side_to_move().name(),
-                position: p.before.to_string(),
-                mv: p.played.to_string(),
-                judged: j.is_some(),
-                reason: p.verdict.as_ref().err().cloned(),
-                before: j.map(|j| OutcomeJson::of(&j.best)),
-                after: j.map(|j| OutcomeJson::of(&j.played)),
-                mark: j.map(|j| j.mark.name()),
-                only_move: j.is_some_and(|j| j.only_move),
-                best: j.map_or(Vec::new(), |j| {
-                    j.best_moves.iter().map(ToString::to_string).collect()
-                }),
-            }
-        })
-        .collect();
-    ReviewJson {
-        start,
-        variant,
-        plies,
-        white: SummaryJson::of(r.summary(Color::White)),
-        black: SummaryJson::of(r.summary(Color::Black)),
-    }
-}
-
 /// Run the command.
 ///
 /// # Errors
@@ -173,7 +66,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let r = review::review(&tb, &game, args.strategy.strategy())?;
     let start = game.positions()[0];
     if args.json {
-        let doc = to_json(&r, start.to_string(), start.variant().name());
+        let doc = ReviewJson::of(&r, &start);
         outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }

@@ -14,12 +14,16 @@ use std::sync::Arc;
 /// Serve the explorer page and the JSON API.
 #[derive(clap::Args)]
 #[command(
-    after_help = "The page is at the printed URL; the API at /api/position (see README.md).\n\
-Tables are opened on the first request; positions they do not cover are searched\n\
-within each request's time limit and labelled estimates. Answers the tables give\n\
-alone (every move's position covered) never wait behind searches.\n\n\
+    after_help = "The page is at the printed URL (modes: explore, play against the engine, review,\n\
+train); the API at /api/position, /api/review, /api/puzzle and /api/puzzle/sectors\n\
+(see README.md). Tables are opened on the first request; positions they do not cover\n\
+are searched within each request's time limit and labelled estimates. Answers the\n\
+tables give alone (every move's position covered, a review of up to 200 plies) never\n\
+wait behind searches.\n\n\
 Examples:\n  morris serve\n  morris serve --tb /data/tb --addr 127.0.0.1:9000\n  \
-curl 'http://127.0.0.1:8080/api/position?moves=d6+d2'"
+curl 'http://127.0.0.1:8080/api/position?moves=d6+d2&strategy=perfect'\n  \
+curl 'http://127.0.0.1:8080/api/review?moves=d6+d2+f4'\n  \
+curl 'http://127.0.0.1:8080/api/puzzle?sector=3-4&goal=win&seed=7'"
 )]
 pub struct Args {
     #[command(flatten)]

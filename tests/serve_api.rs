@@ -23,18 +23,24 @@ const GAMES: [&str; 5] = [
     "a7 b6 d7 f6 g7xb6 d2 a1 f2 a1-a4 d2-b2 g7-g4 b2-d2",
 ];
 
-fn analyze_json(dir: &std::path::Path, fen: &str, moves: &str) -> Json {
+/// What `morris ARGS... --tb DIR` prints as JSON.
+fn cli_json(dir: &std::path::Path, args: &[&str]) -> Json {
     let out = Command::new(serve_util::BIN)
-        .args(["analyze", "--json", "--fen", fen, "--moves", moves, "--tb"])
+        .args(args)
+        .arg("--tb")
         .arg(dir)
         .output()
-        .expect("morris analyze runs");
+        .expect("morris runs");
     assert!(
         out.status.success(),
-        "{}",
+        "morris {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn analyze_json(dir: &std::path::Path, fen: &str, moves: &str) -> Json {
+    cli_json(dir, &["analyze", "--json", "--fen", fen, "--moves", moves])
 }
 
 /// `(wdl, dtm)` of a value object, for comparison.
@@ -164,7 +170,7 @@ fn without_tables_the_answer_is_a_labelled_estimate() {
 #[test]
 fn bad_requests_get_400_naming_the_bad_part() {
     let server = Server::start(serve_util::tables4(), &[]);
-    let cases: [(&str, u16, &str); 9] = [
+    let cases: [(&str, u16, &str); 19] = [
         ("/api/position?fen=WWW", 400, "fen: bad position string"),
         (
             "/api/position?moves=d6+d6",
@@ -186,6 +192,36 @@ fn bad_requests_get_400_naming_the_bad_part() {
         ),
         ("/api/nothing", 404, "no such page '/api/nothing'"),
         ("/api/position?fen=%FF%FE", 400, "fen:"),
+        (
+            "/api/position?strategy=best",
+            400,
+            "strategy: unknown strategy 'best'",
+        ),
+        ("/api/review?time=1", 400, "unknown parameter 'time'"),
+        ("/api/review?moves=d6&strategy=x", 400, "strategy: unknown"),
+        ("/api/puzzle?goal=mate", 400, "goal: unknown goal 'mate'"),
+        (
+            "/api/puzzle?sector=2-9",
+            400,
+            "sector: '2-9' is not a sector",
+        ),
+        ("/api/puzzle?seed=x", 400, "seed: 'x'"),
+        ("/api/puzzle?fen=x", 400, "unknown parameter 'fen'"),
+        (
+            "/api/puzzle?sector=5-4",
+            404,
+            "sector: 5-4 of the standard game is not in the tables",
+        ),
+        (
+            "/api/puzzle?sector=3-3&variant=no-flying",
+            404,
+            "sector: 3-3 of the no-flying game is not in the tables",
+        ),
+        (
+            "/api/puzzle?variant=no-flying",
+            404,
+            "none of the classic endgames",
+        ),
     ];
     for (path, status, part) in cases {
         let (got, body) = server.get(path);
@@ -210,6 +246,16 @@ fn bad_requests_get_400_naming_the_bad_part() {
     assert_eq!(got, 414, "{text}");
     let (got, text) = server.post("/", b"{}");
     assert_eq!(got, 405, "{text}");
+    let long = serde_json::json!({ "moves": "d6 ".repeat(1001) }).to_string();
+    let (got, text) = server.post("/api/review", long.as_bytes());
+    assert_eq!(got, 400, "{text}");
+    assert!(text.contains("1001 plies, more than the 1000"), "{text}");
+    let (got, text) = server.post("/api/puzzle", b"{\"seed\": true}");
+    assert_eq!(got, 400, "{text}");
+    assert!(
+        text.contains("'seed' must be a string or a number"),
+        "{text}"
+    );
     // The page and its assets are there.
     for (path, part) in [
         ("/", "<svg id=\"board\""),
@@ -293,4 +339,215 @@ fn hostile_clients_neither_crash_the_server_nor_block_others() {
     drop(slow);
     assert_eq!(server.get(&api(START4, "")).0, 200);
     assert!(server.alive(), "the server died");
+}
+
+/// Under `perfect`, drawing moves carry no class and keep notation order among
+/// themselves; under `ultra` (the default) they carry their class, best first: the
+/// orders of `morris analyze --strategy` in both.
+#[test]
+fn the_strategy_orders_the_moves_as_analyze_does() {
+    let dir = serve_util::tables4();
+    let server = Server::start(dir, &[]);
+    let names = |doc: &Json| -> Vec<(Json, Json)> {
+        doc["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| (m["move"].clone(), m["result"].clone()))
+            .collect()
+    };
+    for moves in ["", "a7 b6", "a7 b6 d7 f6 g7xb6 d2 a1 f2"] {
+        let default = server.json(&api(START4, moves));
+        let ultra = server.json(&format!("{}&strategy=ultra", api(START4, moves)));
+        let perfect = server.json(&format!("{}&strategy=perfect", api(START4, moves)));
+        assert_eq!(names(&default), names(&ultra), "{moves}");
+        for (doc, strategy) in [(&ultra, "ultra"), (&perfect, "perfect")] {
+            let cli = cli_json(
+                dir,
+                &[
+                    "analyze",
+                    "--json",
+                    "--fen",
+                    START4,
+                    "--moves",
+                    moves,
+                    "--strategy",
+                    strategy,
+                ],
+            );
+            assert_eq!(names(doc), names(&cli), "{moves} {strategy}");
+            assert_eq!(doc["value"], cli["value"], "{moves} {strategy}");
+        }
+        let draws = |doc: &Json| -> Vec<Json> {
+            doc["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .filter(|m| m["result"]["wdl"] == "draw")
+                .map(|m| m["result"]["class"].clone())
+                .collect()
+        };
+        assert!(draws(&perfect).iter().all(Json::is_null), "{moves}");
+        let classes: Vec<i64> = draws(&ultra).iter().filter_map(Json::as_i64).collect();
+        assert_eq!(
+            classes.len(),
+            draws(&ultra).len(),
+            "{moves}: every draw has a class"
+        );
+        assert!(
+            classes.windows(2).all(|w| w[0] >= w[1]),
+            "{moves}: {classes:?}"
+        );
+    }
+}
+
+/// A game whose last positions are won for White: Black blundered on the way.
+const BLUNDERED: &str = "a7 b6 d7 f6 g7xb6 d2 a1 f2 a1-a4 d2-b2 g7-g4 b2-d2";
+
+#[test]
+fn a_review_is_the_document_of_morris_review() {
+    let dir = serve_util::tables4();
+    let server = Server::start(dir, &[]);
+    for strategy in ["ultra", "perfect"] {
+        let path = format!(
+            "/api/review?fen={}&moves={}&strategy={strategy}",
+            enc(START4),
+            enc(BLUNDERED)
+        );
+        let doc = server.json(&path);
+        let cli = cli_json(
+            dir,
+            &[
+                "review",
+                "--json",
+                "--fen",
+                START4,
+                "--moves",
+                BLUNDERED,
+                "--strategy",
+                strategy,
+            ],
+        );
+        assert_eq!(doc, cli, "{strategy}");
+        let body = serde_json::json!({"fen": START4, "moves": BLUNDERED, "strategy": strategy});
+        let (status, text) = server.post("/api/review", body.to_string().as_bytes());
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(serde_json::from_str::<Json>(&text).expect("JSON"), cli);
+        let plies = doc["plies"].as_array().expect("plies");
+        assert_eq!(plies.len(), BLUNDERED.split(' ').count());
+        assert!(plies.iter().all(|p| p["judged"] == true), "{doc}");
+        let blunders = doc["white"]["blunders"].as_u64().unwrap_or(0)
+            + doc["black"]["blunders"].as_u64().unwrap_or(0);
+        assert!(blunders > 0, "{doc}");
+        assert!(
+            plies
+                .iter()
+                .any(|p| p["mark"] == "blunder" && p["side"] == "black"),
+            "{doc}"
+        );
+    }
+    // The default strategy is ultra; outside the tables a ply is not judged.
+    let default = server.json(&format!(
+        "/api/review?fen={}&moves={}",
+        enc(START4),
+        enc(BLUNDERED)
+    ));
+    assert_eq!(
+        default,
+        cli_json(
+            dir,
+            &["review", "--json", "--fen", START4, "--moves", BLUNDERED]
+        )
+    );
+    let nine = server.json("/api/review?moves=d6+d2");
+    let cli = cli_json(dir, &["review", "--json", "--moves", "d6 d2"]);
+    assert_eq!(nine, cli);
+    assert_eq!(nine["plies"][0]["judged"], false);
+    assert_eq!(nine["white"]["not_judged"], 1);
+}
+
+#[test]
+fn a_puzzle_is_the_first_that_morris_puzzles_finds_with_the_seed() {
+    let dir = serve_util::tables4();
+    let server = Server::start(dir, &[]);
+    let sectors = server.json("/api/puzzle/sectors");
+    assert_eq!(
+        sectors,
+        serde_json::json!({"variant": "standard", "sectors": ["3-3", "3-4", "4-3"]})
+    );
+    for (sector, goal, seed) in [
+        ("3-4", "win", 7),
+        ("3-3", "draw", 7),
+        ("3-3", "any", 1),
+        ("4-3", "draw", 3),
+        ("4-4", "win", 12),
+        ("2-2+1-1", "any", 5),
+    ] {
+        let doc = server.json(&format!(
+            "/api/puzzle?sector={}&goal={goal}&seed={seed}",
+            enc(sector)
+        ));
+        let cli = cli_json(
+            dir,
+            &[
+                "puzzles",
+                "--json",
+                "--count",
+                "1",
+                "--seed",
+                &seed.to_string(),
+                "--sector",
+                sector,
+                "--goal",
+                goal,
+            ],
+        );
+        assert_eq!(doc, cli[0], "{sector} {goal} {seed}");
+        assert_eq!(doc["sector"], sector);
+        if goal != "any" {
+            assert_eq!(doc["goal"], goal);
+        }
+        // The solution keeps the value, by the position's own answer.
+        let answer = server.json(&api(doc["position"].as_str().expect("a position"), ""));
+        let solution = answer["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|m| m["move"] == doc["solution"])
+            .expect("the solution is a legal move");
+        assert_eq!(solution["result"]["wdl"], doc["goal"]);
+        let body = serde_json::json!({"sector": sector, "goal": goal, "seed": seed});
+        let (status, text) = server.post("/api/puzzle", body.to_string().as_bytes());
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(serde_json::from_str::<Json>(&text).expect("JSON"), doc);
+    }
+    // Without a sector: one of the classic endgames present, as the CLI finds it there.
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in [4, 5, 6] {
+        let doc = server.json(&format!("/api/puzzle?seed={seed}"));
+        let sector = doc["sector"].as_str().expect("a sector").to_string();
+        let cli = cli_json(
+            dir,
+            &[
+                "puzzles",
+                "--json",
+                "--count",
+                "1",
+                "--seed",
+                &seed.to_string(),
+                "--sector",
+                &sector,
+            ],
+        );
+        assert_eq!(doc, cli[0], "seed {seed}");
+        seen.insert(sector);
+    }
+    assert_eq!(seen.len(), 3, "the seed picks the sector: {seen:?}");
+    // None to be found: a clear 404.
+    let (status, body) = server.get("/api/puzzle?sector=3-4&goal=draw&seed=7");
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body.contains("no puzzle found in sector 3-4 (goal draw) in 200000 tries with seed 7"),
+        "{body}"
+    );
 }

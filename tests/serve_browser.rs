@@ -3,7 +3,11 @@
 //! game by clicking (placements, a capture while placing, slides, flights, a capture
 //! by a slide), and after every move checks what the page shows against the API.
 //! Back, forward, a reloaded URL, the variant switch and the paste box are checked
-//! too. Screenshots go to `target/tmp/serve-screenshots/` (printed).
+//! too. The other modes: games against the engine (as White and as Black, under both
+//! strategies, one played to its end), each engine move checked against the API's
+//! answer; the review of a game with a blunder against `/api/review`; a puzzle of
+//! `/api/puzzle` tried with a wrong move, then solved. Screenshots go to
+//! `target/tmp/serve-screenshots/` (printed).
 //!
 //! These tests are ignored by a plain `cargo test`, which must pass on a machine
 //! without a browser; `.ci/run` installs Chromium and runs them always, with
@@ -165,6 +169,58 @@ impl Browser {
                 "the page never finished loading"
             );
             std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether an element is displayed (it and its ancestors).
+    fn visible(&self, css: &str) -> bool {
+        let script = format!(
+            "const e = document.querySelector({}); return !!e && e.getClientRects().length > 0;",
+            json!(css)
+        );
+        self.script(&script) == true
+    }
+
+    fn text(&self, css: &str) -> String {
+        let script = format!(
+            "const e = document.querySelector({}); return e ? e.textContent : null;",
+            json!(css)
+        );
+        self.script(&script)
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_string()
+    }
+
+    /// The URL's parameter `name`, or "".
+    fn param(&self, name: &str) -> String {
+        let script = format!(
+            "return new URLSearchParams(location.search).get({}) || '';",
+            json!(name)
+        );
+        self.script(&script)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The moves of the line the URL holds.
+    fn line(&self) -> Vec<String> {
+        self.param("moves")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Play a move by clicking its points: a placement's point, or a piece and its
+    /// destination, then the piece it takes.
+    fn click_move(&self, mv: &str) {
+        let (path, capture) = match mv.split_once('x') {
+            Some((path, capture)) => (path, Some(capture)),
+            None => (mv, None),
+        };
+        for point in path.split('-').chain(capture) {
+            self.click(&format!("#pt-{point}"));
         }
     }
 
@@ -388,6 +444,404 @@ fn a_game_played_by_clicking_shows_what_the_api_says() {
     assert_eq!(shown["moves"][0][0], answer["moves"][0]["move"]);
 }
 
+/// The API's answer about the position after `moves` from the four-piece start.
+fn position(server: &Server, moves: &[String], strategy: &str) -> Json {
+    server.json(&format!(
+        "{}&strategy={strategy}",
+        api(START4, &moves.join(" "))
+    ))
+}
+
+fn move_names(doc: &Json) -> Vec<String> {
+    doc["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m["move"].as_str().expect("a move").to_string())
+        .collect()
+}
+
+/// The moves of an answer whose result is the first's (the equal best).
+fn equal_best(doc: &Json) -> Vec<String> {
+    let moves = doc["moves"].as_array().expect("moves");
+    moves
+        .iter()
+        .filter(|m| m["result"] == moves[0]["result"])
+        .map(|m| m["move"].as_str().expect("a move").to_string())
+        .collect()
+}
+
+/// Every engine move of the line (those of the side `engine`) is one the API's
+/// answer allows: its first move under ultra, one of the equal best under perfect.
+fn check_engine_moves(server: &Server, line: &[String], engine: &str, strategy: &str) {
+    let first = position(server, &[], strategy);
+    let mut side = first["side_to_move"].as_str().expect("a side").to_string();
+    for (i, mv) in line.iter().enumerate() {
+        if side == engine {
+            let answer = position(server, &line[..i], strategy);
+            match strategy {
+                "ultra" => assert_eq!(
+                    Some(mv),
+                    move_names(&answer).first(),
+                    "the engine's move {} of {line:?}",
+                    i + 1
+                ),
+                _ => assert!(
+                    equal_best(&answer).contains(mv),
+                    "the engine's move {} of {line:?}: {mv} is not among {:?}",
+                    i + 1,
+                    equal_best(&answer)
+                ),
+            }
+        }
+        side = if side == "white" { "black" } else { "white" }.to_string();
+    }
+}
+
+/// The move of an answer worst for its player: the quickest loss, else the draw of the
+/// worst class, else the slowest win; the first of equals.
+fn worst(doc: &Json) -> String {
+    let rank = |m: &Json| {
+        let r = &m["result"];
+        let dtm = r["dtm"].as_i64().unwrap_or(0);
+        match r["wdl"].as_str() {
+            Some("loss") => (0, dtm),
+            Some("draw") => (1, r["class"].as_i64().unwrap_or(0)),
+            _ => (2, -dtm),
+        }
+    };
+    let moves = doc["moves"].as_array().expect("moves");
+    let mut worst = &moves[0];
+    for m in moves {
+        if rank(m) < rank(worst) {
+            worst = m;
+        }
+    }
+    worst["move"].as_str().expect("a move").to_string()
+}
+
+#[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
+fn a_game_against_the_engine_is_played_to_its_end() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let shots = screenshots();
+    let browser = Browser::start(1000, 900);
+    browser.goto(&format!(
+        "{}/?mode=play&color=black&fen={}",
+        server.url(),
+        serve_util::enc(START4)
+    ));
+    assert_eq!(browser.wait_ready(), "ready");
+    // The engine opened as White.
+    assert_eq!(browser.line().len(), 1);
+    assert!(browser.text("#playstate").contains("Your move"));
+    // Values are hidden while playing, until asked for.
+    assert!(!browser.visible("#movelist"), "the move list shows");
+    assert!(!browser.visible("#value"), "the value shows");
+    browser.click("#showvalues");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert!(browser.visible("#movelist"), "values asked for");
+    assert_eq!(browser.param("values"), "1");
+    check_against_api(&browser, &server, &[browser.line()[0].as_str()]);
+    browser.click("#showvalues");
+    browser.wait_ready();
+    assert!(!browser.visible("#movelist"));
+    assert_eq!(browser.line().len(), 1, "no engine move in between");
+    browser.screenshot(&shots.join("7-play-start.png"));
+
+    // Black plays the worst it can (the four-piece game is a draw, which the engine
+    // would hold for ever); the engine answers every move by the API's first, and
+    // wins.
+    let mut turns = 0;
+    loop {
+        let line = browser.line();
+        let answer = position(&server, &line, "ultra");
+        if !answer["game_over"].is_null() {
+            break;
+        }
+        assert_eq!(answer["side_to_move"], "black", "after {line:?}");
+        let mv = worst(&answer);
+        browser.click_move(&mv);
+        assert_eq!(browser.wait_ready(), "ready");
+        let after = browser.line();
+        assert_eq!(after[line.len()], mv, "{after:?}");
+        assert!(after.len() <= line.len() + 2, "{after:?}");
+        turns += 1;
+        assert!(turns < 100, "no end after {turns} turns: {after:?}");
+        if turns == 2 {
+            browser.screenshot(&shots.join("8-play-engine-answered.png"));
+        }
+    }
+    let line = browser.line();
+    check_engine_moves(&server, &line, "white", "ultra");
+    let end = position(&server, &line, "ultra");
+    assert_eq!(end["game_over"]["winner"], "white", "{line:?}");
+    let shown = browser.shown();
+    assert!(
+        shown["status"]
+            .as_str()
+            .is_some_and(|s| s.contains("Game over") && s.contains("white wins")),
+        "{shown}"
+    );
+    assert!(
+        browser.text("#playstate").contains("the engine wins"),
+        "{}",
+        browser.text("#playstate")
+    );
+    browser.screenshot(&shots.join("9-play-game-over.png"));
+
+    // Undo takes back to Black's last turn; back in the browser lands there too.
+    browser.click("#undo");
+    assert_eq!(browser.wait_ready(), "ready");
+    let taken = browser.line();
+    assert!(taken.len() < line.len() && taken[..] == line[..taken.len()]);
+    assert_eq!(
+        position(&server, &taken, "ultra")["side_to_move"],
+        "black",
+        "{taken:?}"
+    );
+    assert!(browser.text("#playstate").contains("Your move"));
+    browser.script("history.back();");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.line(), line);
+    // A new game starts from the position of the URL, the engine to open it again.
+    browser.click("#newgame");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.line(), line[..1].to_vec());
+}
+
+#[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
+fn the_engine_plays_black_by_either_strategy() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let shots = screenshots();
+    let browser = Browser::start(1000, 900);
+    for strategy in ["ultra", "perfect"] {
+        browser.goto(&format!(
+            "{}/?mode=play&color=white&strategy={strategy}&fen={}",
+            server.url(),
+            serve_util::enc(START4)
+        ));
+        assert_eq!(browser.wait_ready(), "ready");
+        assert_eq!(browser.line().len(), 0, "{strategy}");
+        for _ in 0..5 {
+            let line = browser.line();
+            let answer = position(&server, &line, strategy);
+            assert_eq!(answer["side_to_move"], "white", "{line:?}");
+            browser.click_move(&move_names(&answer)[0]);
+            assert_eq!(browser.wait_ready(), "ready");
+            assert_eq!(browser.line().len(), line.len() + 2, "{strategy}");
+        }
+        let line = browser.line();
+        check_engine_moves(&server, &line, "black", strategy);
+        let expected = if strategy == "ultra" { "" } else { strategy };
+        assert_eq!(browser.param("strategy"), expected);
+        assert_eq!(browser.param("color"), "white");
+        browser.screenshot(&shots.join(format!("10-play-white-{strategy}.png")));
+    }
+    // Reloaded, the page is where it was: no move of the engine's in between.
+    let url = browser.script("return location.href;");
+    let line = browser.line();
+    browser.goto(url.as_str().expect("a URL"));
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.line(), line);
+    // Switching colours: the engine takes White's turn at once.
+    browser.click("#color option[value='black']");
+    assert_eq!(browser.wait_ready(), "ready");
+    let switched = browser.line();
+    assert_eq!(switched.len(), line.len() + 1);
+    assert_eq!(switched[..line.len()], line[..]);
+    // White's earlier moves were the user's, the API's first ones: allowed too.
+    check_engine_moves(&server, &switched, "white", "perfect");
+}
+
+#[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
+fn the_review_shows_the_marks_of_the_api() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let shots = screenshots();
+    let browser = Browser::start(1000, 1100);
+    // Black's last move lets White win at once: a blunder.
+    let game = "a7 b6 d7 f6 g7xb6 d2 a1 f2 a1-a4 d2-b2 g7-g4 b2-d2";
+    browser.goto(&format!(
+        "{}/?mode=review&fen={}&moves={}",
+        server.url(),
+        serve_util::enc(START4),
+        serve_util::enc(game)
+    ));
+    assert_eq!(browser.wait_ready(), "ready");
+    for strategy in ["ultra", "perfect"] {
+        let review = server.json(&format!(
+            "/api/review?fen={}&moves={}&strategy={strategy}",
+            serve_util::enc(START4),
+            serve_util::enc(game)
+        ));
+        let expected: Vec<Json> = review["plies"]
+            .as_array()
+            .expect("plies")
+            .iter()
+            .map(|p| {
+                json!([
+                    p["ply"].to_string(),
+                    p["mark"].as_str().unwrap_or(""),
+                    p["only_move"].to_string()
+                ])
+            })
+            .collect();
+        let shown = browser.script(
+            "return [...document.querySelectorAll('#review li')].map(li => [li.dataset.ply, li.dataset.mark, li.dataset.only]);",
+        );
+        assert_eq!(shown, Json::from(expected), "{strategy}");
+        assert!(
+            review["plies"]
+                .as_array()
+                .expect("plies")
+                .iter()
+                .any(|p| p["mark"] == "blunder"),
+            "{review}"
+        );
+        let blunder = browser.text("#review li[data-mark='blunder']");
+        assert!(blunder.contains("BLUNDER"), "{blunder}");
+        let black = &review["black"];
+        assert!(
+            browser.text("#summary-black").contains(&format!(
+                "{} blunders; only moves {} of {} found",
+                black["blunders"], black["only_moves_found"], black["only_moves"]
+            )),
+            "{}",
+            browser.text("#summary")
+        );
+        if strategy == "ultra" {
+            browser.screenshot(&shots.join("11-review.png"));
+            browser.click("#strategy option[value='perfect']");
+            assert_eq!(browser.wait_ready(), "ready");
+        }
+    }
+    // A ply clicked: the position before it, the move list beside it.
+    let plies: Vec<&str> = game.split(' ').collect();
+    browser.click("#review li[data-ply='12']");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.param("ply"), "11");
+    assert_eq!(browser.param("mode"), "review");
+    let before = position(
+        &server,
+        &plies[..11]
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+        "perfect",
+    );
+    assert_eq!(browser.shown()["position"], before["position"]);
+    assert!(browser.visible("#review li.current[data-ply='12']"));
+    assert!(browser.visible("#movelist"));
+    browser.screenshot(&shots.join("12-review-ply.png"));
+}
+
+#[test]
+#[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
+fn a_puzzle_flags_a_wrong_move_and_takes_the_solution() {
+    let server = Server::start(serve_util::tables4(), &[]);
+    let shots = screenshots();
+    let browser = Browser::start(1000, 900);
+    let puzzle = server.json("/api/puzzle?sector=3-4&goal=win&seed=7");
+    browser.goto(&format!(
+        "{}/?mode=train&sector=3-4&goal=win&seed=7",
+        server.url()
+    ));
+    assert_eq!(browser.wait_ready(), "ready");
+    let fen = puzzle["position"].as_str().expect("a position");
+    assert_eq!(browser.shown()["position"], fen);
+    let task = browser.text("#task");
+    assert!(
+        task.starts_with(&format!("White to move and win in {}", puzzle["dtm"])),
+        "{task}"
+    );
+    let sectors = browser
+        .script("return [...document.querySelectorAll('#sector option')].map(o => o.value);");
+    assert_eq!(sectors, json!(["", "3-3", "3-4", "4-3"]));
+    assert!(!browser.visible("#movelist"), "values hidden before a try");
+    assert_eq!(browser.text("#solution"), "");
+    browser.screenshot(&shots.join("13-train-puzzle.png"));
+
+    // A move that does not keep the win, by the tables.
+    let answer = server.json(&api(fen, ""));
+    let wrong = answer["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .find(|m| m["result"]["wdl"] != "win")
+        .and_then(|m| m["move"].as_str())
+        .expect("a move that does not win")
+        .to_string();
+    browser.click_move(&wrong);
+    assert_eq!(browser.wait_ready(), "ready");
+    let verdict = browser.script("return document.getElementById('verdict').dataset.verdict;");
+    assert_eq!(verdict, "wrong", "{}", browser.text("#verdict"));
+    assert!(browser.text("#verdict").contains(&wrong));
+    let solution = puzzle["solution"].as_str().expect("a solution");
+    assert!(
+        browser
+            .text("#solution")
+            .contains(&format!("Solution: {solution}.")),
+        "{}",
+        browser.text("#solution")
+    );
+    browser.screenshot(&shots.join("14-train-wrong.png"));
+
+    // Again, with the solution.
+    browser.click("#retry");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.shown()["position"], fen);
+    assert_eq!(
+        browser.text("#verdict"),
+        "Find the move: click it on the board."
+    );
+    browser.click_move(solution);
+    assert_eq!(browser.wait_ready(), "ready");
+    let verdict = browser.script("return document.getElementById('verdict').dataset.verdict;");
+    assert_eq!(verdict, "correct", "{}", browser.text("#verdict"));
+    let after = server.json(&api(fen, solution));
+    assert_eq!(browser.shown()["position"], after["position"]);
+    assert!(browser.visible("#movelist"), "values shown after the try");
+    browser.screenshot(&shots.join("15-train-correct.png"));
+
+    // Play on against the engine, which answers by its best move.
+    browser.click("#playon");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.param("mode"), "play");
+    assert_eq!(browser.param("color"), "white");
+    let line = browser.line();
+    assert_eq!(line.len(), 2, "{line:?}");
+    assert_eq!(line[0], solution);
+    let reply = server.json(&format!("{}&strategy=ultra", api(fen, solution)));
+    assert_eq!(Some(&line[1]), move_names(&reply).first());
+
+    // The next puzzle: another seed in the URL, a task again.
+    browser.script("history.back();");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_eq!(browser.param("mode"), "train");
+    assert_eq!(browser.shown()["position"], fen);
+    // Drawn puzzles of 3-3 (3-4 has hardly any).
+    browser.click("#sector option[value='3-3']");
+    assert_eq!(browser.wait_ready(), "ready");
+    browser.click("#goal option[value='draw']");
+    assert_eq!(browser.wait_ready(), "ready");
+    let seed = browser.param("seed");
+    let first = browser.shown()["position"].clone();
+    browser.click("#nextpuzzle");
+    assert_eq!(browser.wait_ready(), "ready");
+    assert_ne!(browser.param("seed"), seed);
+    assert_eq!(
+        (browser.param("sector"), browser.param("goal")),
+        ("3-3".to_string(), "draw".to_string())
+    );
+    assert!(browser.text("#task").contains("to move and hold the draw"));
+    let shown = browser.param("seed");
+    let puzzle = server.json(&format!("/api/puzzle?sector=3-3&goal=draw&seed={shown}"));
+    assert_eq!(browser.shown()["position"], puzzle["position"]);
+    assert_ne!(browser.shown()["position"], first, "another puzzle");
+}
+
 #[test]
 #[ignore = "needs Debian's chromium and chromium-driver; run with --ignored (.ci/run does)"]
 fn the_page_fits_a_phone_and_estimates_without_tables() {
@@ -428,4 +882,32 @@ fn the_page_fits_a_phone_and_estimates_without_tables() {
     let shown = browser.shown();
     assert_eq!(shown["position"], ".../.W./.../....../.../.../... b 8 9");
     browser.screenshot(&shots.join("6-phone.png"));
+    // Every mode fits the screen too; without tables a puzzle is refused by name.
+    for mode in ["play", "review", "train", "explore"] {
+        browser.click(&format!("#mode-{mode}"));
+        let state = browser.wait_ready();
+        assert_eq!(
+            browser.param("mode"),
+            if mode == "explore" { "" } else { mode }
+        );
+        let widths =
+            browser.script("return [document.documentElement.scrollWidth, window.innerWidth];");
+        assert!(
+            widths[0].as_f64() <= widths[1].as_f64(),
+            "{mode}: page {} px wide in a {} px window",
+            widths[0],
+            widths[1]
+        );
+        if mode == "train" {
+            assert_eq!(state, "error");
+            assert!(
+                browser
+                    .text("#error")
+                    .contains("none of the classic endgames"),
+                "{}",
+                browser.text("#error")
+            );
+        }
+        browser.screenshot(&shots.join(format!("6-phone-{mode}.png")));
+    }
 }

@@ -5,7 +5,27 @@
 use crate::review::outcome;
 use crate::strategy::Rng;
 use morris_engine::{Move, Position, Variant, Wdl};
-use morris_tablebase::{FileError, SectorId, SectorIndex, Tablebase};
+use morris_tablebase::{FileError, Sector, SectorId, SectorIndex, Tablebase};
+
+/// The endgames players practise most, offered by default (pieces of the side to
+/// move first).
+pub const CLASSICS: [(u8, u8); 7] = [(3, 3), (3, 4), (4, 3), (5, 4), (4, 5), (7, 4), (4, 7)];
+
+/// The shortest win a puzzle asks for by default, in plies: shorter ones are too easy.
+pub const MIN_DTM: u16 = 5;
+
+/// The entries of a sector tried by default before giving up.
+pub const TRIES: u64 = 200_000;
+
+/// The sectors of [`CLASSICS`] present in `tb` for `variant`, in that order.
+pub fn classics(tb: &Tablebase, variant: Variant) -> Vec<SectorId> {
+    CLASSICS
+        .iter()
+        .filter_map(|&(u, t)| Sector::new(u, t))
+        .filter(|&s| tb.contains(variant, s))
+        .map(SectorId::from)
+        .collect()
+}
 
 /// What a puzzle asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,8 +11,9 @@
 //! - Work: the API runs on blocking threads in two lanes of `workers` each, so that a
 //!   lookup never waits behind searches: every request first takes a lookup worker,
 //!   which answers it at once when the answer needs no search (a refused query, a
-//!   finished game, or a position whose moves all lead where the tables reach) and
-//!   otherwise hands it to a search worker. A request that waits longer than
+//!   finished game, a position whose moves all lead where the tables reach, a
+//!   review) and otherwise hands it to a search worker (a search, a puzzle's
+//!   sampling). A request that waits longer than
 //!   [`QUEUE_TIMEOUT`] for either gets 503. Each answer's search is cut at the
 //!   request's time limit (see `super::api`).
 //!
@@ -221,29 +222,31 @@ impl Server {
                 .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
             r
         };
+        if let Some(endpoint) = api::Endpoint::of_path(&path) {
+            return match method {
+                Method::GET => match Query::from_url(endpoint, req.uri().query().unwrap_or("")) {
+                    Ok(q) => self.answer(q).await,
+                    Err(e) => error(e),
+                },
+                Method::POST => match read_body(req.into_body()).await {
+                    Ok(body) => match Query::from_json(endpoint, &body) {
+                        Ok(q) => self.answer(q).await,
+                        Err(e) => error(e),
+                    },
+                    Err(e) => error(e),
+                },
+                _ => not_allowed("GET, POST"),
+            };
+        }
         match (path.as_str(), method) {
             ("/", Method::GET) => asset(INDEX_HTML, "text/html; charset=utf-8"),
             ("/app.js", Method::GET) => asset(APP_JS, "text/javascript; charset=utf-8"),
             ("/style.css", Method::GET) => asset(STYLE_CSS, "text/css; charset=utf-8"),
-            ("/api/position", Method::GET) => {
-                match Query::from_url(req.uri().query().unwrap_or("")) {
-                    Ok(q) => self.answer(q).await,
-                    Err(e) => error(e),
-                }
-            }
-            ("/api/position", Method::POST) => match read_body(req.into_body()).await {
-                Ok(body) => match Query::from_json(&body) {
-                    Ok(q) => self.answer(q).await,
-                    Err(e) => error(e),
-                },
-                Err(e) => error(e),
-            },
             ("/" | "/app.js" | "/style.css", _) => not_allowed("GET"),
-            ("/api/position", _) => not_allowed("GET, POST"),
             _ => error(ApiError {
                 status: 404,
                 message: format!(
-                    "no such page '{}' (the explorer is at /, the API at /api/position)",
+                    "no such page '{}' (the explorer is at /, the API at /api/position, /api/review, /api/puzzle and /api/puzzle/sectors)",
                     path.chars().take(80).collect::<String>()
                 ),
             }),
@@ -261,8 +264,9 @@ impl Server {
         };
         let ctx = Arc::clone(&self.ctx);
         let work = tokio::task::spawn_blocking(move || {
+            // Handed on boxed: a query is a few hundred bytes.
             let answer = if api::needs_search(&q, &ctx) {
-                Err(q)
+                Err(Box::new(q))
             } else {
                 Ok(api::answer(&q, &ctx))
             };
