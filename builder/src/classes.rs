@@ -46,7 +46,7 @@ use crate::pack::write_blocks;
 use crate::write::{write_at, write_safely};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{notation, Bitboard, Position, Variant, SYMMETRY_COUNT};
-use morris_sys::AtomicWords;
+use morris_sys::{prefetch, AtomicWords};
 use morris_tablebase::blocks::BlockCache;
 use morris_tablebase::classes::{self, Class, ClassFile, DECIDED};
 use morris_tablebase::file::{decode_byte, Problem};
@@ -164,14 +164,24 @@ enum Codes<'a> {
 }
 
 impl Values<'_> {
+    #[inline]
+    fn codes(&self) -> &[u8] {
+        match &self.codes {
+            Codes::Mapped(c) => c,
+            Codes::Decoded(c) => c,
+        }
+    }
+
     /// Whether entry `i` is a draw.
     #[inline]
     fn drawn(&self, i: u64) -> bool {
-        let codes = match &self.codes {
-            Codes::Mapped(c) => c,
-            Codes::Decoded(c) => &c[..],
-        };
-        decode_byte(codes[i as usize]).wdl() == Wdl::Draw
+        decode_byte(self.codes()[i as usize]).wdl() == Wdl::Draw
+    }
+
+    /// Ask for entry `i`'s cache line ahead of its use.
+    #[inline]
+    fn prefetch(&self, i: u64) {
+        prefetch(self.codes(), i as usize);
     }
 }
 
@@ -242,7 +252,12 @@ impl<'a> Reached<'a> {
         them: Bitboard,
         from: SectorId,
     ) -> Result<Option<Class>, ClassError> {
-        let j = self.index.index(us, them);
+        self.class_at(self.index.index(us, them), from)
+    }
+
+    /// The class of entry `j` of this sector if it is drawn.
+    #[inline]
+    fn class_at(&self, j: u64, from: SectorId) -> Result<Option<Class>, ClassError> {
         if !self.values.drawn(j) {
             return Ok(None);
         }
@@ -327,6 +342,20 @@ fn state(word: u32) -> u16 {
     word as u16
 }
 
+/// The successors of one drawn position, waiting to be read (see
+/// [`Pair::initialise`]).
+#[derive(Default)]
+struct Successors {
+    /// The position's node and entry; `None` before the first.
+    node: Option<(usize, u64)>,
+    /// Its symmetry weight (16 over the size of its stabiliser).
+    weight: u32,
+    /// Entries of its moves without capture, in the other side's sector.
+    quiet: Vec<u64>,
+    /// Entries of its captures, in the sector they reach.
+    captures: Vec<u64>,
+}
+
 /// One pair being solved: node `side * n + i` is entry `i` of side `side`'s sector
 /// (side 0 the sector asked for, side 1 its swapped one; for a symmetric pair both
 /// are the same sector, side 1 with the other player to move).
@@ -366,67 +395,105 @@ impl Pair<'_> {
 
     /// Count each drawn position's drawing moves inside the pair and find its best
     /// exit, side `s`.
+    ///
+    /// Pipelined one position deep, as the value generator takes positions back: a
+    /// position's successors are computed and their entries prefetched before the
+    /// previous position's are read, so that the cache misses of the reads (at random
+    /// over the other sector and the sectors captures reach) overlap with the index
+    /// arithmetic instead of following it.
     fn initialise(&self, s: usize) -> Result<(), ClassError> {
         let index = &self.index[s];
-        let o = 1 - s;
         let words = self.words.as_slice();
         (0..index.blocks()).into_par_iter().try_for_each(|b| {
             let symmetric = index.is_symmetric_block(b);
+            let (mut ready, mut next) = (Successors::default(), Successors::default());
             for (i, us, them) in index.block_positions(b) {
                 let node = self.node(s, i);
                 if !self.values[s].drawn(i) {
                     words[node].store(u32::from(NOT_DRAWN), Relaxed);
                     continue;
                 }
-                let empty = !(us | them);
-                let free = them & !in_mills(them);
-                let capturable = if free.is_empty() { them } else { free };
-                let targets_of = |from: morris_engine::Point| -> Bitboard {
-                    if self.flies(us) {
-                        empty
-                    } else {
-                        ADJACENT[from.index()] & empty
-                    }
-                };
-                let (mut quiet, mut best) = (0u32, NO_EXIT);
-                for from in us {
-                    let own = us ^ from.bit();
-                    for to in targets_of(from) {
-                        let mover = own | to.bit();
-                        if !closes_mill(own, to.index()) {
-                            let j = self.index[o].index(them, mover);
-                            quiet += u32::from(self.values[o].drawn(j));
-                            continue;
-                        }
-                        // Without a sector to reach, the capture ends the game: a win.
-                        let Some(exit) = self.exits[s] else { continue };
-                        for c in capturable {
-                            if let Some(class) = exit.class(them ^ c.bit(), mover, self.id())? {
-                                best = best.max(-class.class);
-                            }
-                        }
-                    }
-                }
-                if quiet == 0 && best == NO_EXIT {
-                    return Err(inconsistent(
-                        self.sectors[s],
-                        format!("entry {i} is a draw without a drawing move"),
-                    ));
-                }
-                let weight = if symmetric {
+                self.successors(s, i, us, them, &mut next);
+                next.weight = if symmetric {
                     SYMMETRY_COUNT as u32 / index.index_with_stabiliser(us, them).1
                 } else {
                     SYMMETRY_COUNT as u32
                 };
-                let counter = quiet * weight;
-                if counter > COUNTER_MAX {
-                    return Err(inconsistent(self.sectors[s], "too many moves to count"));
-                }
-                words[node].store(counter << 16 | u32::from(UNSETTLED), Relaxed);
-                self.best[node].store(best, Relaxed);
+                self.count(s, &ready)?;
+                std::mem::swap(&mut ready, &mut next);
             }
-            Ok(())
+            self.count(s, &ready)
         })
+    }
+
+    /// The successors of the drawn position `(us, them)`, entry `i` of side `s`, into
+    /// `out`: the entries of its moves without capture (in the other side's sector)
+    /// and of its captures (in the sector they reach), each prefetched.
+    fn successors(&self, s: usize, i: u64, us: Bitboard, them: Bitboard, out: &mut Successors) {
+        let o = 1 - s;
+        out.node = Some((self.node(s, i), i));
+        out.quiet.clear();
+        out.captures.clear();
+        let empty = !(us | them);
+        let free = them & !in_mills(them);
+        let capturable = if free.is_empty() { them } else { free };
+        let flies = self.flies(us);
+        for from in us {
+            let own = us ^ from.bit();
+            let targets = if flies {
+                empty
+            } else {
+                ADJACENT[from.index()] & empty
+            };
+            for to in targets {
+                let mover = own | to.bit();
+                if !closes_mill(own, to.index()) {
+                    let j = self.index[o].index(them, mover);
+                    self.values[o].prefetch(j);
+                    out.quiet.push(j);
+                    continue;
+                }
+                // Without a sector to reach, the capture ends the game: a win.
+                let Some(exit) = self.exits[s] else { continue };
+                for c in capturable {
+                    let j = exit.index.index(them ^ c.bit(), mover);
+                    exit.values.prefetch(j);
+                    prefetch(&exit.classes, j as usize);
+                    out.captures.push(j);
+                }
+            }
+        }
+    }
+
+    /// Read the successors of a position (see [`Pair::successors`]): count its
+    /// drawing moves and find its best exit.
+    fn count(&self, s: usize, succ: &Successors) -> Result<(), ClassError> {
+        let Some((node, i)) = succ.node else {
+            return Ok(());
+        };
+        let o = 1 - s;
+        let quiet = succ.quiet.iter().filter(|&&j| self.values[o].drawn(j)).count() as u32;
+        let mut best = NO_EXIT;
+        if let Some(exit) = self.exits[s] {
+            for &j in &succ.captures {
+                if let Some(class) = exit.class_at(j, self.id())? {
+                    best = best.max(-class.class);
+                }
+            }
+        }
+        if quiet == 0 && best == NO_EXIT {
+            return Err(inconsistent(
+                self.sectors[s],
+                format!("entry {i} is a draw without a drawing move"),
+            ));
+        }
+        let counter = quiet * succ.weight;
+        if counter > COUNTER_MAX {
+            return Err(inconsistent(self.sectors[s], "too many moves to count"));
+        }
+        self.words.as_slice()[node].store(counter << 16 | u32::from(UNSETTLED), Relaxed);
+        self.best[node].store(best, Relaxed);
+        Ok(())
     }
 
     /// Side 1 of a symmetric pair from side 0: the same boards with the other player
