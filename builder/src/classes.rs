@@ -198,7 +198,12 @@ fn values<'a>(
             codes: Codes::Mapped(f.entries()?),
         });
     }
-    if let Some(c) = store.decoded.lock().ok().and_then(|d| d.get(&sector).cloned()) {
+    if let Some(c) = store
+        .decoded
+        .lock()
+        .ok()
+        .and_then(|d| d.get(&sector).cloned())
+    {
         return Ok(Values {
             codes: Codes::Decoded(c),
         });
@@ -472,7 +477,11 @@ impl Pair<'_> {
             return Ok(());
         };
         let o = 1 - s;
-        let quiet = succ.quiet.iter().filter(|&&j| self.values[o].drawn(j)).count() as u32;
+        let quiet = succ
+            .quiet
+            .iter()
+            .filter(|&&j| self.values[o].drawn(j))
+            .count() as u32;
         let mut best = NO_EXIT;
         if let Some(exit) = self.exits[s] {
             for &j in &succ.captures {
@@ -843,33 +852,64 @@ pub fn placement_sector(
         .into_iter()
         .map(|s| Reached::new(tb, store, variant, s.into()))
         .collect::<Result<_, _>>()?;
-    (0..index.size())
+    // In chunks: every drawn position's successors are located (and their entries
+    // prefetched) first, then read, so that the reads' cache misses overlap.
+    const CHUNK: u64 = 1 << 10;
+    let chunks: Vec<Vec<u16>> = (0..index.size().div_ceil(CHUNK))
         .into_par_iter()
-        .map(|i| {
-            if !own.drawn(i) {
-                return Ok(DECIDED);
-            }
-            let (us, them) = index.position(i);
-            let pos = entry_position(variant, id, us, them);
-            let mut best: Option<i8> = None;
-            for &m in pos.legal_moves().iter() {
-                let next = pos.play_unchecked(m);
-                if next.end().is_some() {
+        .map(|c| -> Result<Vec<u16>, ClassError> {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(index.size());
+            // Per entry: where its successors' locations end in `at` (none: decided).
+            let mut ends: Vec<Option<usize>> = Vec::with_capacity(CHUNK as usize);
+            let mut at: Vec<(u8, u64)> = Vec::new();
+            for i in range.clone() {
+                if !own.drawn(i) {
+                    ends.push(None);
                     continue;
                 }
-                let r = reached_by(&reached, &next).ok_or_else(|| {
-                    ClassError::NoSector(notation::setup_to_string(&next.to_setup()))
-                })?;
-                if let Some(c) = r.class(next.us(), next.them(), id)? {
-                    best = Some(best.map_or(-c.class, |b| b.max(-c.class)));
+                let (us, them) = index.position(i);
+                let pos = entry_position(variant, id, us, them);
+                for &m in pos.legal_moves().iter() {
+                    let next = pos.play_unchecked(m);
+                    if next.end().is_some() {
+                        continue;
+                    }
+                    let k = Tablebase::sector_id_of(&next)
+                        .and_then(|s| reached.iter().position(|r| r.sector == s))
+                        .ok_or_else(|| {
+                            ClassError::NoSector(notation::setup_to_string(&next.to_setup()))
+                        })?;
+                    let r = &reached[k];
+                    let j = r.index.index(next.us(), next.them());
+                    r.values.prefetch(j);
+                    prefetch(&r.classes, j as usize);
+                    at.push((k as u8, j));
                 }
+                ends.push(Some(at.len()));
             }
-            let class = best.ok_or_else(|| {
-                inconsistent(id, format!("entry {i} is a draw without a drawing move"))
-            })?;
-            Ok(Class { class, distance: 0 }.encode())
+            let mut out = Vec::with_capacity(ends.len());
+            let mut start = 0;
+            for (i, end) in range.zip(ends) {
+                let Some(end) = end else {
+                    out.push(DECIDED);
+                    continue;
+                };
+                let mut best: Option<i8> = None;
+                for &(k, j) in &at[start..end] {
+                    if let Some(c) = reached[usize::from(k)].class_at(j, id)? {
+                        best = Some(best.map_or(-c.class, |b| b.max(-c.class)));
+                    }
+                }
+                start = end;
+                let class = best.ok_or_else(|| {
+                    inconsistent(id, format!("entry {i} is a draw without a drawing move"))
+                })?;
+                out.push(Class { class, distance: 0 }.encode());
+            }
+            Ok(out)
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(chunks.concat())
 }
 
 // ---- files ----
