@@ -43,7 +43,8 @@ pub struct Args {
 
     /// Write compact files (`.wdl` and `.dtm`, as `morris pack` makes them at its
     /// default levels) instead of raw ones: a sector's raw file stays only while
-    /// sectors still to be solved read it, then it is packed and removed.
+    /// sectors still to be solved read it, then it is packed and removed (raw files
+    /// of the run's sectors already in the directory too).
     #[arg(long)]
     compact: bool,
 
