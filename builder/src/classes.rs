@@ -1000,6 +1000,17 @@ pub fn finished(
     variant: Variant,
     sector: SectorId,
 ) -> Result<Option<Arc<[u16]>>, ClassError> {
+    Ok(current(dir, tb, variant, sector)?.map(|(_, entries)| entries.into()))
+}
+
+/// A sector's class file in `dir` and its entries (every block checked), if it is
+/// there and was built from the values the tables hold now (see [`finished`]).
+fn current(
+    dir: &Path,
+    tb: &Tablebase,
+    variant: Variant,
+    sector: SectorId,
+) -> Result<Option<(ClassFile, Vec<u16>)>, ClassError> {
     let path = dir.join(classes::file_name(variant, sector));
     if !path.exists() {
         return Ok(None);
@@ -1012,7 +1023,8 @@ pub fn finished(
             std::io::Error::other("was built from other values than the tables hold now"),
         )));
     }
-    Ok(Some(file.entries()?.into()))
+    let entries = file.entries()?;
+    Ok(Some((file, entries)))
 }
 
 // ---- the check ----
@@ -1154,24 +1166,9 @@ fn good_file(
     sector: SectorId,
     log: &dyn Fn(&str),
 ) -> Result<Option<u64>, ClassError> {
-    let path = dir.join(classes::file_name(variant, sector));
-    if !path.exists() {
-        return Ok(None);
-    }
-    let checked = ClassFile::open(&path, variant, sector, Arc::new(BlockCache::new(0)))
-        .map_err(ClassError::File)
-        .and_then(|f| {
-            if f.header().values != values_checksum(tb, variant, sector)? {
-                return Err(ClassError::File(FileError::new(
-                    &path,
-                    std::io::Error::other("was built from other values than the tables hold now"),
-                )));
-            }
-            f.entries()?;
-            Ok(f.header().draws)
-        });
+    let checked = current(dir, tb, variant, sector);
     match checked {
-        Ok(draws) => Ok(Some(draws)),
+        Ok(found) => Ok(found.map(|(f, _)| f.header().draws)),
         Err(ClassError::File(e)) if !e.problem.is_missing() => {
             log(&format!("{e}; building it again"));
             Ok(None)
