@@ -28,6 +28,20 @@
 //! have a position decided at that level, as recorded when values are written: most
 //! of a long sector's levels hold few positions.
 //!
+//! Working layout. Both sides of a pair keep their working state in the order of the
+//! index of the side whose mover has more pieces (the *major* side), by the larger
+//! set: the major side's position `(us, them)` at `index(us, them)`, the other
+//! (*flipped*) side's at `index(them, us)`. The stored order of the flipped side (by
+//! its own side to move's set) is restored when its values are written out. Then
+//! every predecessor of a major-side position (the flipped side moved last, the larger
+//! set unchanged) lies in the same block as the position, and the predecessors of a
+//! block of flipped-side positions (the major side moved last, from one set) lie in
+//! the few blocks one move away from that set. Blocks by the larger set are small
+//! (`C(24 - big, small)` entries: 1,820 for 8 against 4), so the updates of a level
+//! stay within a few dozen kilobytes at a time instead of striking the whole state at
+//! random. A pair of one sector (both sides with as many pieces) has one side and
+//! keeps the stored order.
+//!
 //! Taking a position back first computes all its predecessors' indices, prefetching
 //! each slot, and meanwhile the previous position's predecessors are updated (a
 //! pipeline one position deep): the cache misses overlap with the index arithmetic
@@ -36,11 +50,13 @@
 
 use crate::progress::{Observer, Silent};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
-use morris_engine::{Bitboard, Variant, SYMMETRY_COUNT};
+use morris_engine::{Bitboard, Variant, POINT_COUNT, SYMMETRY_COUNT};
 use morris_sys::{prefetch, AtomicWords};
+use morris_tablebase::combin::{compress, rank};
+use morris_tablebase::index::{RankMap, UsSet};
 use morris_tablebase::{Sector, SectorIndex, Value};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -76,8 +92,13 @@ pub enum GenerateError {
 /// One sector being solved.
 struct WorkSector<'a> {
     sector: Sector,
+    /// The index of the sector's stored values.
     index: Arc<SectorIndex>,
-    /// Per position: counter of undecided moves << 16 | working value.
+    /// Whether the working state holds position `(us, them)` at the working index of
+    /// `(them, us)` (the side with fewer pieces to move: see "Working layout").
+    flipped: bool,
+    /// Per position, in the working layout: counter of undecided moves << 16 | working
+    /// value.
     words: AtomicWords,
     /// Empty, with room for the stored values (reserved before solving).
     out: Vec<u16>,
@@ -211,6 +232,13 @@ pub fn solve_pair<'a>(
     if sector.swapped() != sector {
         sectors.push(sector.swapped());
     }
+    // The working layout (see the module's documentation).
+    let major = if sector.us >= sector.them {
+        sector
+    } else {
+        sector.swapped()
+    };
+    let work = SectorIndex::get(major.us as usize, major.them as usize);
     let mut sides = Vec::new();
     for &s in &sectors {
         let index = SectorIndex::get(s.us as usize, s.them as usize);
@@ -241,15 +269,17 @@ pub fn solve_pair<'a>(
         })?;
         sides.push(WorkSector {
             sector: s,
+            flipped: s.us < s.them,
             words: AtomicWords::zeroed(n as usize).map_err(memory)?,
             out,
-            levels: LevelSets::new(index.blocks()),
+            levels: LevelSets::new(work.blocks()),
             index,
             capture,
         });
     }
     let gen = Generator {
         variant,
+        work,
         sides,
         max_level: AtomicU64::new(0),
     };
@@ -269,32 +299,90 @@ pub fn solve_pair<'a>(
         level += 1;
     }
     observer.phase("draws", total);
+    let work = gen.work;
     let out = gen
         .sides
         .into_iter()
         .map(|side| {
             let mut values = side.out;
+            let words = side.words.as_slice();
             // Into the capacity reserved at the start: no allocation here.
-            side.words
-                .as_slice()
-                .par_iter()
-                .map(|w| {
-                    let v = value_of(w.load(Relaxed));
-                    if v & FINAL != 0 {
-                        (v & FINAL_MAX) + 1
-                    } else {
-                        0
-                    }
-                })
-                .collect_into_vec(&mut values);
+            if side.flipped {
+                values.resize(words.len(), 0);
+                unflip(&side.index, &work, words, &mut values);
+            } else {
+                words
+                    .par_iter()
+                    .map(|w| stored(w.load(Relaxed)))
+                    .collect_into_vec(&mut values);
+            }
             (side.sector, values)
         })
         .collect();
     Ok(out)
 }
 
+/// The stored value of a slot word after propagation: a distance plus one, or 0 for
+/// a draw.
+#[inline]
+fn stored(word: u32) -> u16 {
+    let v = value_of(word);
+    if v & FINAL != 0 {
+        (v & FINAL_MAX) + 1
+    } else {
+        0
+    }
+}
+
+/// Write into `values`, in the stored order of `index`, the stored values of a flipped
+/// side whose working state `words` is laid out by `work` (the other side's index).
+fn unflip(index: &SectorIndex, work: &SectorIndex, words: &[AtomicU32], values: &mut [u16]) {
+    let mut pieces = Vec::with_capacity(index.blocks());
+    let mut rest = values;
+    for b in 0..index.blocks() {
+        let len = index.block(b).1.end - index.block(b).1.start;
+        let (head, tail) = rest.split_at_mut(len as usize);
+        pieces.push((b, head));
+        rest = tail;
+    }
+    pieces.into_par_iter().for_each(|(b, out)| {
+        // The reads are scattered: a batch of indices is computed and prefetched
+        // before it is read.
+        const BATCH: usize = 32;
+        let mut at = [0usize; BATCH];
+        let mut positions = index.block_positions(b);
+        for chunk in out.chunks_mut(BATCH) {
+            for slot in at.iter_mut().take(chunk.len()) {
+                let (_, us, them) = positions.next().expect("one position per entry");
+                *slot = work.index(them, us) as usize;
+                prefetch(words, *slot);
+            }
+            for (value, &i) in chunk.iter_mut().zip(&at) {
+                *value = stored(words[i].load(Relaxed));
+            }
+        }
+    });
+}
+
+/// What the predecessors of the positions of one working block have in common.
+enum Origins<'w> {
+    /// A pair of one sector: predecessors anywhere.
+    Scattered,
+    /// A block of the major side: every predecessor's side to move has the block's
+    /// set (they all lie in the flipped side's block of the same number), located
+    /// once; where the set is located without a symmetry, the block's
+    /// rank map, the points outside the set and each point's bit among them.
+    Same(UsSet<'w>, Option<(RankMap<'w>, u32, [u32; POINT_COUNT])>),
+    /// A block of the flipped side: the major side's moves back from the block's set,
+    /// as the point each came from and the set it leaves, located once; a move applies
+    /// to a position where that point is empty.
+    Moves(Vec<(Bitboard, UsSet<'w>)>),
+}
+
 struct Generator<'a> {
     variant: Variant,
+    /// The index of the working layout: the major side's.
+    work: Arc<SectorIndex>,
     sides: Vec<WorkSector<'a>>,
     max_level: AtomicU64,
 }
@@ -303,6 +391,29 @@ impl Generator<'_> {
     /// The side that moves without capture from side `k` reach.
     fn other(&self, k: usize) -> usize {
         (k + 1) % self.sides.len()
+    }
+
+    /// Side `k`'s position `(us, them)` as the working layout holds it.
+    #[inline]
+    fn laid_out(&self, k: usize, us: Bitboard, them: Bitboard) -> (Bitboard, Bitboard) {
+        if self.sides[k].flipped {
+            (them, us)
+        } else {
+            (us, them)
+        }
+    }
+
+    /// The working index and block of side `k`'s position `(us, them)`.
+    #[inline]
+    fn locate(&self, k: usize, us: Bitboard, them: Bitboard) -> (u64, usize) {
+        let (x, y) = self.laid_out(k, us, them);
+        self.work.index_and_block(x, y)
+    }
+
+    /// The number of symmetries that fix side `k`'s position `(us, them)`.
+    fn stabiliser(&self, k: usize, us: Bitboard, them: Bitboard) -> u32 {
+        let (x, y) = self.laid_out(k, us, them);
+        self.work.index_with_stabiliser(x, y).1
     }
 
     fn flies(&self, pieces: Bitboard) -> bool {
@@ -319,12 +430,17 @@ impl Generator<'_> {
         Ok(dtm as u16)
     }
 
+    /// Compute every position's working value and counter of side `k`, in the
+    /// working layout. (Going through the major side in the flipped side's stored
+    /// order, so that its capture reads stay together, was measured slower: its slots
+    /// are then written at random.)
     fn initialise(&self, k: usize, observer: &dyn Observer) -> Result<(), GenerateError> {
         let side = &self.sides[k];
-        (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
-            let symmetric = side.index.is_symmetric_block(b);
+        (0..self.work.blocks()).into_par_iter().try_for_each(|b| {
+            let symmetric = self.work.is_symmetric_block(b);
             let mut n = 0;
-            for (i, us, them) in side.index.block_positions(b) {
+            for (i, x, y) in self.work.block_positions(b) {
+                let (us, them) = self.laid_out(k, x, y);
                 let (val, cnt) = self.initial_value(k, us, them, symmetric)?;
                 side.words.as_slice()[i as usize]
                     .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
@@ -417,7 +533,7 @@ impl Generator<'_> {
             }
         } else {
             let weight = if symmetric {
-                SYMMETRY_COUNT as u32 / side.index.index_with_stabiliser(us, them).1
+                SYMMETRY_COUNT as u32 / self.stabiliser(k, us, them)
             } else {
                 SYMMETRY_COUNT as u32
             };
@@ -438,12 +554,13 @@ impl Generator<'_> {
         let side = &self.sides[k];
         let pk = self.other(k);
         let found = AtomicU64::new(0);
-        (0..side.index.blocks()).into_par_iter().try_for_each(|b| {
+        (0..self.work.blocks()).into_par_iter().try_for_each(|b| {
             if !side.levels.contains(b, level) {
                 return Ok(());
             }
-            let (_, range) = side.index.block(b);
-            let symmetric = side.index.is_symmetric_block(b);
+            let (set, range) = self.work.block(b);
+            let symmetric = self.work.is_symmetric_block(b);
+            let origins = self.origins(k, set);
             let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
             for i in range {
                 let slot = &side.words.as_slice()[i as usize];
@@ -460,8 +577,9 @@ impl Generator<'_> {
                     continue;
                 }
                 found.fetch_add(1, Relaxed);
-                let (us, them) = side.index.block_position(b, i);
-                self.predecessors(k, us, them, symmetric, &mut next);
+                let (x, y) = self.work.block_position(b, i);
+                let (us, them) = self.laid_out(k, x, y);
+                self.predecessors(k, us, them, symmetric, &origins, &mut next);
                 self.apply(pk, &ready)?;
                 std::mem::swap(&mut ready, &mut next);
             }
@@ -470,19 +588,61 @@ impl Generator<'_> {
         Ok(found.into_inner())
     }
 
+    /// What the predecessors of every position of side `k` in the working block of
+    /// canonical set `set` have in common (see [`Origins`]).
+    fn origins(&self, k: usize, set: Bitboard) -> Origins<'_> {
+        if self.sides.len() == 1 {
+            return Origins::Scattered;
+        }
+        if !self.sides[k].flipped {
+            // The flipped side moved last: the major side's set stays.
+            let at = self.work.with_us(set);
+            // Ranks of the opponent's sets are computed from their packed bits, which
+            // a move changes in two places.
+            let fast = at.rank_map().map(|map| {
+                let mask = !set.bits() & Bitboard::FULL.bits();
+                let mut packed = [0u32; POINT_COUNT];
+                for p in Bitboard::from_bits_truncate(mask) {
+                    packed[p.index()] = compress(p.bit().bits(), mask);
+                }
+                (map, mask, packed)
+            });
+            return Origins::Same(at, fast);
+        }
+        // The major side moved last, from `set`: each of its moves back leads to one
+        // set, whatever the flipped side's pieces.
+        let movable = set & !in_mills(set);
+        let flies = self.flies(set);
+        let mut moves = Vec::new();
+        for to in movable {
+            let rest = set ^ to.bit();
+            let origins = if flies {
+                !set
+            } else {
+                ADJACENT[to.index()] & !set
+            };
+            for from in origins {
+                moves.push((from.bit(), self.work.with_us(rest | from.bit())));
+            }
+        }
+        Origins::Moves(moves)
+    }
+
     /// Fill `batch` with the predecessors (in side `other(k)`) of position
     /// `(us, them)` of side `k`, decided at the batch's level, prefetching their
-    /// slots; `symmetric` says whether its block can have a non-trivial stabiliser.
+    /// slots; `symmetric` says whether its working block can have a non-trivial
+    /// stabiliser, `origins` is what [`Generator::origins`] gives for the block.
     fn predecessors(
         &self,
         k: usize,
         us: Bitboard,
         them: Bitboard,
         symmetric: bool,
+        origins: &Origins<'_>,
         batch: &mut Batch,
     ) {
-        let prev = &self.sides[self.other(k)];
-        let words = prev.words.as_slice();
+        let pk = self.other(k);
+        let words = self.sides[pk].words.as_slice();
         let empty = !(us | them);
         // The opponent moved last; a piece standing in a mill closed it, so its move
         // captured and came from another sector.
@@ -491,23 +651,65 @@ impl Generator<'_> {
         batch.weight = if batch.level.is_multiple_of(2) {
             0
         } else if symmetric {
-            (SYMMETRY_COUNT as u32 / self.sides[k].index.index_with_stabiliser(us, them).1) as u16
+            (SYMMETRY_COUNT as u32 / self.stabiliser(k, us, them)) as u16
         } else {
             SYMMETRY_COUNT as u16
         };
         let mut n = 0;
-        for to in movable {
-            let rest = them ^ to.bit();
-            let origins = if flies {
-                empty
-            } else {
-                ADJACENT[to.index()] & empty
-            };
-            for from in origins {
-                let (i, block) = prev.index.index_and_block(rest | from.bit(), us);
-                prefetch(words, i as usize);
-                batch.preds[n] = (i as u32, block as u32);
-                n += 1;
+        let mut push = |i: u64, block: usize| {
+            prefetch(words, i as usize);
+            batch.preds[n] = (i as u32, block as u32);
+            n += 1;
+        };
+        match origins {
+            Origins::Moves(moves) => {
+                for &(from, at) in moves {
+                    if (from & us).is_empty() {
+                        push(at.index(us), at.block());
+                    }
+                }
+            }
+            Origins::Same(at, Some((map, mask, packed))) => {
+                let block = at.block();
+                let packed_them = compress(them.bits(), *mask);
+                for to in movable {
+                    let rest = packed_them ^ packed[to.index()];
+                    let origins = if flies {
+                        empty
+                    } else {
+                        ADJACENT[to.index()] & empty
+                    };
+                    for from in origins {
+                        push(map.index(rank(rest | packed[from.index()])), block);
+                    }
+                }
+            }
+            Origins::Same(at, None) => {
+                for to in movable {
+                    let rest = them ^ to.bit();
+                    let origins = if flies {
+                        empty
+                    } else {
+                        ADJACENT[to.index()] & empty
+                    };
+                    for from in origins {
+                        push(at.index(rest | from.bit()), at.block());
+                    }
+                }
+            }
+            Origins::Scattered => {
+                for to in movable {
+                    let rest = them ^ to.bit();
+                    let origins = if flies {
+                        empty
+                    } else {
+                        ADJACENT[to.index()] & empty
+                    };
+                    for from in origins {
+                        let (i, block) = self.locate(pk, rest | from.bit(), us);
+                        push(i, block);
+                    }
+                }
             }
         }
         batch.len = n;
@@ -520,12 +722,12 @@ impl Generator<'_> {
         let slots = self.sides[pk].words.as_slice();
         let preds = &batch.preds[..batch.len];
         let next = u32::from(batch.level) + 1;
+        let weight = u32::from(batch.weight);
+        let lost = batch.level.is_multiple_of(2);
         let mut words = [0u32; MAX_PREDECESSORS];
         for (w, &(i, _)) in words.iter_mut().zip(preds) {
             *w = slots[i as usize].load(Relaxed);
         }
-        let weight = u32::from(batch.weight);
-        let lost = batch.level.is_multiple_of(2);
         for (&(i, block), &w) in preds.iter().zip(&words) {
             let (i, block) = (i as usize, block as usize);
             if lost {

@@ -462,6 +462,12 @@ impl UsSet<'_> {
         (self.block, them, self.index.offset(self.block) + sub)
     }
 
+    /// The block of every position with this side-to-move set.
+    #[inline]
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
     /// The index of the position `(us, them)`, `us` the set this was made for (the
     /// same as [`SectorIndex::index`]).
     #[inline]
@@ -488,6 +494,39 @@ impl UsSet<'_> {
             Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
         };
         self.index.offset(self.block) + sub
+    }
+}
+
+impl<'a> UsSet<'a> {
+    /// Where [`UsSet::is_canonical`] holds, the block's map from ranks to indices,
+    /// resolved once for many lookups (the same as [`UsSet::index_of_rank`]).
+    #[inline]
+    pub fn rank_map(&self) -> Option<RankMap<'a>> {
+        self.is_canonical().then(|| RankMap {
+            offset: self.index.offset(self.block),
+            sub: self.index.tables(self.block).map(|t| t.sub_of_rank.as_slice()),
+        })
+    }
+
+}
+
+/// The indices of one block by the colex rank of the opponent's set among the points
+/// outside the block's canonical set ([`UsSet::rank_map`]).
+#[derive(Clone, Copy)]
+pub struct RankMap<'a> {
+    offset: u64,
+    sub: Option<&'a [u32]>,
+}
+
+impl RankMap<'_> {
+    /// The index of the position whose opponent's set has colex rank `rank`.
+    #[inline]
+    pub fn index(&self, rank: u64) -> u64 {
+        self.offset
+            + match self.sub {
+                None => rank,
+                Some(t) => u64::from(t[rank as usize]),
+            }
     }
 }
 
