@@ -661,6 +661,16 @@ impl Generator<'_> {
             batch.preds[n] = (i as u32, block as u32);
             n += 1;
         };
+        // The moves back of the side that moved last: to where it stands, from an
+        // empty point.
+        let back = movable.into_iter().flat_map(|to| {
+            let origins = if flies {
+                empty
+            } else {
+                ADJACENT[to.index()] & empty
+            };
+            origins.into_iter().map(move |from| (to, from))
+        });
         match origins {
             Origins::Moves(moves) => {
                 for &(from, at) in moves {
@@ -670,45 +680,21 @@ impl Generator<'_> {
                 }
             }
             Origins::Same(at, Some((map, mask, packed))) => {
-                let block = at.block();
                 let packed_them = compress(them.bits(), *mask);
-                for to in movable {
-                    let rest = packed_them ^ packed[to.index()];
-                    let origins = if flies {
-                        empty
-                    } else {
-                        ADJACENT[to.index()] & empty
-                    };
-                    for from in origins {
-                        push(map.index(rank(rest | packed[from.index()])), block);
-                    }
+                for (to, from) in back {
+                    let moved = (packed_them ^ packed[to.index()]) | packed[from.index()];
+                    push(map.index(rank(moved)), at.block());
                 }
             }
             Origins::Same(at, None) => {
-                for to in movable {
-                    let rest = them ^ to.bit();
-                    let origins = if flies {
-                        empty
-                    } else {
-                        ADJACENT[to.index()] & empty
-                    };
-                    for from in origins {
-                        push(at.index(rest | from.bit()), at.block());
-                    }
+                for (to, from) in back {
+                    push(at.index((them ^ to.bit()) | from.bit()), at.block());
                 }
             }
             Origins::Scattered => {
-                for to in movable {
-                    let rest = them ^ to.bit();
-                    let origins = if flies {
-                        empty
-                    } else {
-                        ADJACENT[to.index()] & empty
-                    };
-                    for from in origins {
-                        let (i, block) = self.locate(pk, rest | from.bit(), us);
-                        push(i, block);
-                    }
+                for (to, from) in back {
+                    let (i, block) = self.locate(pk, (them ^ to.bit()) | from.bit(), us);
+                    push(i, block);
                 }
             }
         }

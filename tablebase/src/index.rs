@@ -447,7 +447,7 @@ pub struct UsSet<'a> {
     us: Bitboard,
 }
 
-impl UsSet<'_> {
+impl<'a> UsSet<'a> {
     /// The block, the opponent's set moved with `us`, and the index of `(us, them)`.
     #[inline]
     fn locate(&self, them: Bitboard) -> (usize, u32, u64) {
@@ -483,6 +483,16 @@ impl UsSet<'_> {
         self.symmetry == Symmetry::IDENTITY
     }
 
+    /// Where [`UsSet::is_canonical`] holds, the block's map from ranks to indices,
+    /// resolved once for many lookups (the same as [`UsSet::index_of_rank`]).
+    #[inline]
+    pub fn rank_map(&self) -> Option<RankMap<'a>> {
+        self.is_canonical().then(|| RankMap {
+            offset: self.index.offset(self.block),
+            sub: self.index.tables(self.block).map(|t| t.sub_of_rank.as_slice()),
+        })
+    }
+
     /// The index of `(us, them)` from the colex rank of `them` among the points
     /// outside `us`, in increasing order. Only meaningful where
     /// [`UsSet::is_canonical`] holds (checked in debug builds).
@@ -495,19 +505,6 @@ impl UsSet<'_> {
         };
         self.index.offset(self.block) + sub
     }
-}
-
-impl<'a> UsSet<'a> {
-    /// Where [`UsSet::is_canonical`] holds, the block's map from ranks to indices,
-    /// resolved once for many lookups (the same as [`UsSet::index_of_rank`]).
-    #[inline]
-    pub fn rank_map(&self) -> Option<RankMap<'a>> {
-        self.is_canonical().then(|| RankMap {
-            offset: self.index.offset(self.block),
-            sub: self.index.tables(self.block).map(|t| t.sub_of_rank.as_slice()),
-        })
-    }
-
 }
 
 /// The indices of one block by the colex rank of the opponent's set among the points
