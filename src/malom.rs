@@ -7,7 +7,7 @@ use crate::tb::TbDir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_engine::{notation, Bitboard, Color, Position, Setup, Variant};
 use morris_tablebase::malom::{MalomFile, MalomSector, MalomValue, SectorValues, SECVAL_NAME};
-use morris_tablebase::{SectorId, SectorIndex, Tablebase, Value, Wdl};
+use morris_tablebase::{Sector, SectorId, SectorIndex, Tablebase, Value, Wdl};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -158,6 +158,82 @@ struct Tally {
     result_examples: Vec<(String, Value, MalomValue)>,
     /// Positions whose result agrees and whose distance differs.
     depth_examples: Vec<(String, Value, MalomValue)>,
+    /// Draws in both, by what Malom's ultra-strong key says against our class.
+    draws: DrawTally,
+}
+
+/// Malom's key of a draw names the value of the sector where it settles; our class is
+/// the stay class of the pair where it settles. They agree when our stay class of
+/// Malom's settling sector is our class.
+#[derive(Default)]
+struct DrawTally {
+    /// Our stay class of Malom's settling sector is our class: counts by that sector.
+    agree: BTreeMap<String, u64>,
+    /// It is not: counts by (Malom's settling sector, its stay class, our class).
+    differ: BTreeMap<(String, i8, i8), u64>,
+    /// Examples of differences: FEN, Malom's settling sector, our class.
+    examples: Vec<(String, String, i8)>,
+    /// Draws we have no class for (no class file of the sector).
+    no_class: u64,
+    /// Draws whose Malom value names no movement sector we have a class file of:
+    /// counts by what it names.
+    not_comparable: BTreeMap<String, u64>,
+}
+
+impl DrawTally {
+    fn merge(&mut self, t: &DrawTally) {
+        for (k, &v) in &t.agree {
+            *self.agree.entry(k.clone()).or_default() += v;
+        }
+        for (k, &v) in &t.differ {
+            *self.differ.entry(k.clone()).or_default() += v;
+        }
+        self.no_class += t.no_class;
+        for (k, &v) in &t.not_comparable {
+            *self.not_comparable.entry(k.clone()).or_default() += v;
+        }
+    }
+
+    fn differ(&self) -> u64 {
+        self.differ.values().sum()
+    }
+
+    fn not_comparable(&self) -> u64 {
+        self.not_comparable.values().sum()
+    }
+
+    fn agree(&self) -> u64 {
+        self.agree.values().sum()
+    }
+
+    fn compared(&self) -> u64 {
+        self.agree() + self.differ()
+    }
+}
+
+/// Where Malom's value of a draw says the game settles, as our stay class of that
+/// sector for the side to move: `Ok((sector, stay))`, or `Err(what it names)` when it
+/// names no movement sector with a class file here. A value of zero is a sector of
+/// equal material (several share it), whose stay class is 0 by definition.
+fn malom_settles(
+    tb: &Tablebase,
+    values: &SectorValues,
+    sector_value: i16,
+) -> Result<(String, i8), String> {
+    if sector_value == 0 {
+        return Ok(("equal material".into(), 0));
+    }
+    let Some(m) = values.sector_of(sector_value) else {
+        return Err(format!("value {sector_value}, no sector's"));
+    };
+    match m.ours() {
+        Some(SectorId::Movement(s)) => tb
+            .sector_stay_class(Variant::Standard, s)
+            .map(|stay| (s.to_string(), stay))
+            .ok_or_else(|| format!("{s} (no class file here)")),
+        Some(SectorId::Placement(p)) => Err(format!("placement sector {p}")),
+        None => Err(format!("{m}")),
+    }
 }
 
 fn wdl_index(w: Wdl) -> usize {
@@ -171,7 +247,17 @@ fn wdl_index(w: Wdl) -> usize {
 const WDL_NAMES: [&str; 3] = ["win", "draw", "loss"];
 
 impl Tally {
-    fn add(&mut self, pos: &Position, ours: Value, malom: MalomValue, examples: usize) {
+    /// Count one position: our value (and, for a draw, our class, `None` without a
+    /// class file) against Malom's value (for a draw, where it settles, as
+    /// [`malom_settles`] gives it).
+    fn add(
+        &mut self,
+        pos: &Position,
+        ours: (Value, Option<i8>),
+        malom: (MalomValue, Option<Result<(String, i8), String>>),
+        examples: usize,
+    ) {
+        let ((ours, class), (malom, settles)) = (ours, malom);
         self.positions += 1;
         let (o, m) = (wdl_index(ours.wdl()), wdl_index(malom.wdl()));
         self.matrix[o][m] += 1;
@@ -181,6 +267,22 @@ impl Tally {
                 self.result_examples.push((fen(), ours, malom));
             }
             return;
+        }
+        if let Some(settles) = settles {
+            let d = &mut self.draws;
+            match (class, settles) {
+                (None, _) => d.no_class += 1,
+                (Some(_), Err(what)) => *d.not_comparable.entry(what).or_default() += 1,
+                (Some(c), Ok((sector, stay))) if c == stay => {
+                    *d.agree.entry(sector).or_default() += 1;
+                }
+                (Some(c), Ok((sector, stay))) => {
+                    if d.examples.len() < examples {
+                        d.examples.push((fen(), format!("{sector} (class {stay:+})"), c));
+                    }
+                    *d.differ.entry((sector, stay, c)).or_default() += 1;
+                }
+            }
         }
         if let (Some(dtm), Some(depth)) = (ours.dtm(), malom.depth()) {
             let diff = i64::from(depth) - i64::from(dtm);
@@ -251,7 +353,7 @@ fn compare(args: &CompareArgs) -> anyhow::Result<()> {
             continue;
         }
         let file = MalomFile::open(path, &values)?;
-        let tally = compare_sector(&tb, &file, ours, args.examples)?;
+        let tally = compare_sector(&tb, &values, &file, ours, args.examples)?;
         report(ours, &name, &tally);
         compared += 1;
         merge(&mut total, &tally);
@@ -263,19 +365,23 @@ fn compare(args: &CompareArgs) -> anyhow::Result<()> {
             args.malom.display()
         );
     }
+    let d = &total.draws;
     outln!(
-        "total: {compared} sectors, {} positions: {} agree, {} differ; of {} decided alike, depth = DTM for {}{}",
+        "total: {compared} sectors, {} positions: {} agree, {} differ; of {} decided alike, depth = DTM for {}; of {} draws alike with classes in both, our stay class of Malom's settling sector = our class for {}{}",
         total.positions,
         total.agree(),
         total.positions - total.agree(),
         total.decided(),
         total.decided_equal(),
+        d.compared(),
+        d.agree(),
         if skipped.is_empty() {
             String::new()
         } else {
             format!("; skipped (no table): {}", skipped.join(", "))
         }
     );
+    report_ranking(&tb, &values);
     Ok(())
 }
 
@@ -289,10 +395,12 @@ fn merge(total: &mut Tally, t: &Tally) {
     for (&k, &v) in &t.depth_minus_dtm {
         *total.depth_minus_dtm.entry(k).or_default() += v;
     }
+    total.draws.merge(&t.draws);
 }
 
 fn compare_sector(
     tb: &Tablebase,
+    values: &SectorValues,
     file: &MalomFile,
     ours: SectorId,
     examples: usize,
@@ -316,7 +424,16 @@ fn compare_sector(
         };
         let pos = our_position(ours, entry.us, entry.them)?;
         let value = our_value(tb, &pos)?;
-        tally.add(&pos, value, entry.value, examples);
+        let class = if value.wdl() == Wdl::Draw && pos.end().is_none() {
+            tb.class(&pos)?.map(|c| c.class)
+        } else {
+            None
+        };
+        let settles = match entry.value {
+            MalomValue::Draw { sector_value } => Some(malom_settles(tb, values, sector_value)),
+            _ => None,
+        };
+        tally.add(&pos, (value, class), (entry.value, settles), examples);
     }
     bar.finish_and_clear();
     let (us, them) = ours.board();
@@ -374,6 +491,109 @@ fn report(ours: SectorId, name: &str, t: &Tally) {
     for (fen, o, m) in &t.depth_examples {
         outln!("  distance differs: \"{fen}\" ours {o}, Malom {m}");
     }
+    report_draws(&t.draws);
+}
+
+/// The line of the draws: Malom's ultra-strong keys against our classes.
+fn report_draws(d: &DrawTally) {
+    if d.compared() + d.no_class + d.not_comparable() == 0 {
+        return;
+    }
+    let by_sector: Vec<String> = d.agree.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+    let mut parts = vec![format!(
+        "our stay class of Malom's settling sector = our class for {} of {} draws compared{}",
+        d.agree(),
+        d.compared(),
+        if by_sector.is_empty() {
+            String::new()
+        } else {
+            format!(" (settling in {})", by_sector.join(", "))
+        }
+    )];
+    if d.no_class > 0 {
+        parts.push(format!("{} without our class file", d.no_class));
+    }
+    for (what, n) in &d.not_comparable {
+        parts.push(format!("{n} where Malom names {what}"));
+    }
+    outln!("  draws: {}", parts.join("; "));
+    if !d.differ.is_empty() {
+        let mut kinds: Vec<_> = d.differ.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let shown: Vec<String> = kinds
+            .iter()
+            .take(8)
+            .map(|((sector, stay, c), n)| {
+                format!("Malom settles in {sector} (class {stay:+}), ours class {c:+}: {n}")
+            })
+            .collect();
+        let more = kinds.len().saturating_sub(shown.len());
+        outln!(
+            "  classes differ: {}{}",
+            shown.join("; "),
+            if more > 0 {
+                format!("; {more} more kinds")
+            } else {
+                String::new()
+            }
+        );
+    }
+    for (fen, malom, c) in &d.examples {
+        outln!("  class differs: \"{fen}\" ours class {c:+}, Malom settles in {malom}");
+    }
+}
+
+/// The order of the movement sectors by Malom's sector values against our stay
+/// classes (from the value counts of both sectors of a pair, as the class builder
+/// computes them), over the sectors present in both: pairs ordered alike, the other
+/// way, or tied in one of the two (our classes are rounded percent points, Malom's
+/// values distinct ranks).
+fn report_ranking(tb: &Tablebase, values: &SectorValues) {
+    let mut sectors: Vec<(Sector, i16, i8)> = Vec::new();
+    for us in 3..=9 {
+        for them in 3..=9 {
+            let Some(s) = Sector::new(us, them) else { continue };
+            let (Some(m), Some(stay)) = (
+                MalomSector::new(us, them, 0, 0).and_then(|m| values.get(m)),
+                morris_builder::classes::stay_of(tb, Variant::Standard, s).ok(),
+            ) else {
+                continue;
+            };
+            sectors.push((s, m, stay));
+        }
+    }
+    if sectors.len() < 2 {
+        return;
+    }
+    let (mut alike, mut opposite, mut tied) = (0u64, 0u64, 0u64);
+    let mut examples = Vec::new();
+    for (i, a) in sectors.iter().enumerate() {
+        for b in &sectors[i + 1..] {
+            let (m, o) = ((a.1 - b.1).signum(), i16::from(a.2 - b.2).signum());
+            if m == 0 || o == 0 {
+                tied += 1;
+            } else if m == o {
+                alike += 1;
+            } else {
+                opposite += 1;
+                if examples.len() < 5 {
+                    examples.push(format!(
+                        "{} (Malom {}, ours {:+}) and {} (Malom {}, ours {:+})",
+                        a.0, a.1, a.2, b.0, b.1, b.2
+                    ));
+                }
+            }
+        }
+    }
+    outln!(
+        "sector ranking: {} movement sectors with our values; of their pairs, Malom's values and our stay classes order {alike} alike, {opposite} the other way, {tied} tied in one{}",
+        sectors.len(),
+        if examples.is_empty() {
+            String::new()
+        } else {
+            format!(" (e.g. {})", examples.join("; "))
+        }
+    );
 }
 
 fn probe(args: &ProbeArgs) -> anyhow::Result<()> {

@@ -145,7 +145,21 @@ fn malom_movement_sectors_3_3_and_4_3_agree_in_full() {
         out.contains("4-3 (std_4_3_0_0.sec2): 760398 positions, 760398 agree (75397 wins, 681906 draws, 3095 losses), 0 differ; depth = DTM for 78492 of 78492 decided"),
         "{out}"
     );
-    assert_eq!(out.lines().count(), 3, "{out}");
+    // Malom's ultra-strong keys against our draw classes: every 3-3 draw settles in a
+    // sector of equal material, every 4-3 draw stays in its pair, in both solutions.
+    assert!(
+        out.contains("  draws: our stay class of Malom's settling sector = our class for 269 of 269 draws compared (settling in equal material: 269)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  draws: our stay class of Malom's settling sector = our class for 681906 of 681906 draws compared (settling in 4-3: 681906)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sector ranking: 3 movement sectors with our values; of their pairs, Malom's values and our stay classes order 3 alike, 0 the other way, 0 tied in one"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 6, "{out}");
 
     // One position: Malom's entry and ours.
     let fen = "WB./W../.../.....W/.../.../BB. w 0 0";

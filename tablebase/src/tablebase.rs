@@ -420,8 +420,13 @@ impl Tablebase {
     /// The stay class of a movement position's sector (see [`crate::classes`]), from
     /// its class file; `None` without a usable one, and for a placement position.
     pub fn stay_class(&self, pos: &Position) -> Option<i8> {
-        let sector = Tablebase::sector_of(pos)?;
-        match &self.tables(pos.variant(), sector.into())?.classes {
+        self.sector_stay_class(pos.variant(), Tablebase::sector_of(pos)?)
+    }
+
+    /// The stay class of a movement sector (for its side to move), from its class
+    /// file's header; `None` without a usable class file.
+    pub fn sector_stay_class(&self, variant: Variant, sector: Sector) -> Option<i8> {
+        match &self.tables(variant, sector.into())?.classes {
             Some(Ok(f)) => Some(f.header().stay),
             _ => None,
         }
