@@ -76,6 +76,9 @@ pub enum StrategyArg {
     Perfect,
     /// Among drawing moves, the one that steers to the best draw class (where the
     /// game settles), as the class files tell; plain perfect play without them.
+    Classes,
+    /// As `classes`, then, in a draw or a loss, the move that leaves the opponent the
+    /// largest share of replies that give its value away.
     Ultra,
 }
 
@@ -84,6 +87,7 @@ impl StrategyArg {
     pub fn strategy(self) -> morris_solver::Strategy {
         match self {
             StrategyArg::Perfect => morris_solver::Strategy::Perfect,
+            StrategyArg::Classes => morris_solver::Strategy::Classes,
             StrategyArg::Ultra => morris_solver::Strategy::Ultra,
         }
     }
@@ -96,7 +100,7 @@ pub fn warn_classes(
     strategy: StrategyArg,
     dir: &std::path::Path,
 ) {
-    if strategy != StrategyArg::Ultra {
+    if strategy == StrategyArg::Perfect {
         return;
     }
     for e in tb.class_problems() {
@@ -115,7 +119,8 @@ pub fn warn_classes(
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// How to choose among the moves that keep the value: `ultra` (the default)
-    /// steers draws towards the best draw class where class files are present.
+    /// steers draws towards the best draw class where class files are present, then
+    /// sets the most traps; `classes` the class alone; `perfect` any of them.
     #[arg(long, value_enum, default_value_t = StrategyArg::Ultra)]
     pub strategy: StrategyArg,
 

@@ -218,7 +218,7 @@ struct StrategyPlayer<'a> {
 impl Player for StrategyPlayer<'_> {
     fn choose(&mut self, game: &Game, rng: &mut Rng) -> anyhow::Result<Choice> {
         let pos = game.position();
-        let moves = self.strategy.candidates(self.tb, pos)?.with_context(|| {
+        let moves = self.strategy.candidates(self.tb, pos, &game.history())?.with_context(|| {
             format!(
                 "{}: the tablebases do not hold {pos} or a position after it",
                 self.strategy

@@ -26,8 +26,8 @@ pub struct Args {
     #[command(flatten)]
     tb: TbDir,
 
-    /// How draws are judged: `ultra` (the default) by their draw class where class
-    /// files are present, `perfect` all alike.
+    /// How draws are judged: `ultra` (the default) and `classes` by their draw class
+    /// where class files are present, `perfect` all alike.
     #[arg(long, value_enum, default_value_t = StrategyArg::Ultra)]
     strategy: StrategyArg,
 

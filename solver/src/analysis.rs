@@ -11,7 +11,6 @@
 use crate::error::SearchError;
 use crate::score::{parent_score, score_verdict, Verdict, MATE, MATE_BOUND};
 use crate::search::{Limits, Provenance, SearchResult, Searcher, Stats};
-use crate::strategy::Strategy;
 use crate::tablebase::ClassInfo;
 use morris_engine::{Move, Position};
 use morris_tablebase::Wdl;
@@ -80,7 +79,7 @@ pub fn analyze_with(
 ) -> Result<Analysis, SearchError> {
     let start = limits.start.unwrap_or_else(Instant::now);
     let clock = Instant::now();
-    if let Some(known) = searcher.known(pos, limits)? {
+    if let Some(known) = searcher.known(pos, limits, history)? {
         // Its moves lead to positions the tables hold too (or to the end of the game).
         let mut slots = Slots::new(pos, history);
         let child_limits = Limits {
@@ -89,7 +88,7 @@ pub fn analyze_with(
         };
         slots.search(searcher, child_limits, |_| true)?;
         let mut moves = slots.sorted();
-        with_classes(searcher, pos, &mut moves)?;
+        with_classes(searcher, pos, history, &mut moves)?;
         round(known.depth, &moves);
         let class = root_class(searcher, pos, &known)?;
         return Ok(Analysis {
@@ -136,7 +135,7 @@ pub fn analyze_with(
         }
     }
     let mut moves = slots.sorted();
-    with_classes(searcher, pos, &mut moves)?;
+    with_classes(searcher, pos, history, &mut moves)?;
     let mut root = root_result(&moves, clock);
     if !limits.no_line && root.provenance == Provenance::Proof {
         // An exact line goes on through the tablebases to the end of the game.
@@ -316,9 +315,10 @@ impl Slots {
 fn with_classes(
     searcher: &Searcher<'_>,
     pos: &Position,
+    history: &[u64],
     moves: &mut [MoveAnalysis],
 ) -> Result<(), SearchError> {
-    if searcher.strategy() != Strategy::Ultra {
+    if !searcher.strategy().uses_classes() {
         return Ok(());
     }
     for m in moves.iter_mut() {
@@ -330,16 +330,46 @@ fn with_classes(
     }
     // Draws of a better class first (for the mover: the negated class of the position
     // a move leads to), then in notation order, as `probe` lists them; a draw without
-    // a class after those with one.
-    if moves.iter().any(|m| m.class.is_some()) {
+    // a class after those with one. Under `ultra`, among exact draws of one class
+    // the moves that go least round in circles come first, and among those and
+    // among exact losses of one distance, the moves that leave the opponent a larger
+    // share of replies giving its value away, before the notation order.
+    let traps = searcher.strategy().sets_traps();
+    if moves.iter().any(|m| m.class.is_some()) || traps {
+        let mut shares = Vec::with_capacity(moves.len());
+        for m in moves.iter() {
+            let exact = m.result.provenance.is_exact()
+                && m.result.value.is_some_and(|v| v.wdl != Wdl::Loss);
+            shares.push(if traps && exact {
+                searcher.trap_share(&pos.play_unchecked(m.mv))?
+            } else {
+                None
+            });
+        }
         let class = |a: &MoveAnalysis| a.class.map_or(i32::MIN, |c| -i32::from(c.class.class));
-        moves.sort_by_key(|a| {
-            (
-                std::cmp::Reverse(a.score),
-                std::cmp::Reverse(class(a)),
-                a.mv.to_string(),
-            )
+        let circles = crate::strategy::Seen::new(pos, history);
+        let seen = |a: &MoveAnalysis| {
+            if traps && a.score == 0 {
+                circles.staleness(pos, a.mv)
+            } else {
+                0
+            }
+        };
+        let mut keyed: Vec<(MoveAnalysis, (u64, u64))> = moves
+            .iter()
+            .cloned()
+            .zip(shares.into_iter().map(|s| s.unwrap_or((0, 1))))
+            .collect();
+        keyed.sort_by(|(a, x), (b, y)| {
+            (std::cmp::Reverse(a.score), std::cmp::Reverse(class(a)), seen(a))
+                .cmp(&(std::cmp::Reverse(b.score), std::cmp::Reverse(class(b)), seen(b)))
+                // A larger share first: x0/x1 > y0/y1 when x0*y1 > y0*x1.
+                .then((y.0 * x.1).cmp(&(x.0 * y.1)))
+                .then_with(|| a.mv.to_string().cmp(&b.mv.to_string()))
         });
+        for (slot, (m, _)) in moves.iter_mut().zip(keyed) {
+            *slot = m;
+        }
     }
     Ok(())
 }
@@ -351,7 +381,7 @@ fn root_class(
     root: &SearchResult,
 ) -> Result<Option<ClassInfo>, SearchError> {
     let draw = root.provenance.is_exact() && root.value.is_some_and(|v| v.wdl == Wdl::Draw);
-    if draw && searcher.strategy() == Strategy::Ultra {
+    if draw && searcher.strategy().uses_classes() {
         searcher.class_info(pos)
     } else {
         Ok(None)

@@ -191,7 +191,7 @@ fn judge(
             }
         }
     }
-    if strategy == Strategy::Perfect {
+    if !strategy.uses_classes() {
         for o in &mut outcomes {
             o.1.class = None;
         }
@@ -215,7 +215,7 @@ fn judge(
         .filter(|o| o.1.rank() == best.rank())
         .map(|o| o.0)
         .collect();
-    if best.wdl == Wdl::Draw && strategy == Strategy::Ultra {
+    if best.wdl == Wdl::Draw && strategy.uses_classes() {
         if let Some(ranked) = rank_draws(tb, pos, &best_moves)? {
             best_moves = ranked.into_iter().map(|r| r.0).collect();
         }
@@ -230,7 +230,8 @@ fn judge(
 }
 
 /// Review every ply of `game` by the tables `tb`; `strategy` says whether draws are
-/// judged by their classes (`Ultra`) or alike (`Perfect`).
+/// judged by their classes (`Classes`, `Ultra`: the traps a move sets are no
+/// part of a judgement) or alike (`Perfect`).
 ///
 /// # Errors
 /// [`FileError`] naming a damaged table file.

@@ -215,7 +215,7 @@ impl<'a> Searcher<'a> {
     ) -> Result<SearchResult, SearchError> {
         let clock = Instant::now();
         self.tt.new_search();
-        if let Some(r) = self.known(pos, limits)? {
+        if let Some(r) = self.known(pos, limits, history)? {
             return Ok(r);
         }
         // While placing, with tables to reach, the value comes first (value only, to
@@ -291,7 +291,8 @@ impl<'a> Searcher<'a> {
     /// The answer that needs no search, if there is one: a finished game, a position
     /// the tablebases hold (with its line through them unless `limits.no_line`), or,
     /// for a search of the value alone, a win or loss that a file without distances
-    /// gives (with a move that keeps it).
+    /// gives (with a move that keeps it). `history` holds the full-state hashes of
+    /// the game's positions before `pos` (ultra-strong play avoids them in a draw).
     ///
     /// # Errors
     /// [`SearchError`] when a tablebase file it reads is damaged.
@@ -299,6 +300,7 @@ impl<'a> Searcher<'a> {
         &self,
         pos: &Position,
         limits: Limits,
+        history: &[u64],
     ) -> Result<Option<SearchResult>, SearchError> {
         let clock = Instant::now();
         let done = |score, value, provenance| SearchResult {
@@ -320,7 +322,7 @@ impl<'a> Searcher<'a> {
             let verdict = score_verdict(score).unwrap_or(Verdict::DRAW);
             let mut r = done(score, Some(verdict), Provenance::Tablebase);
             if !limits.no_line {
-                r.pv = self.tb.line(pos, 400)?;
+                r.pv = self.tb.line(pos, 400, history)?;
                 r.best = r.pv.first().copied();
             }
             return Ok(Some(r));
@@ -371,7 +373,7 @@ impl<'a> Searcher<'a> {
         if line && matches!(result.provenance, Provenance::Proof) {
             // Extend an exact line through the tablebases to the end of the game.
             let end = result.pv.iter().fold(*pos, |p, &m| p.play_unchecked(m));
-            let tail = self.tb.line(&end, 400)?;
+            let tail = self.tb.line(&end, 400, &[])?;
             result.pv.extend(tail);
         }
         result.stats.nodes += earlier.nodes;
@@ -451,7 +453,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Choose among value-keeping moves by `strategy` from now on (the default is
-    /// [`Strategy::Ultra`], which is plain perfect play where no class file is).
+    /// [`Strategy::Ultra`], which is perfect play with traps where no class file is).
     pub fn set_strategy(&mut self, strategy: Strategy) {
         self.tb.strategy = strategy;
     }
@@ -468,6 +470,19 @@ impl<'a> Searcher<'a> {
     /// [`SearchError`] when a value file it reads is damaged.
     pub fn class_info(&self, pos: &Position) -> Result<Option<ClassInfo>, SearchError> {
         self.tb.class_info(pos)
+    }
+
+    /// For the side to move in a covered position: how many of its replies give its
+    /// value away, and how many it has (`(0, 1)` when the game is over); `None`
+    /// without tables covering them ([`crate::strategy::most_traps`]).
+    ///
+    /// # Errors
+    /// [`SearchError`] when a tablebase file it reads is damaged.
+    pub fn trap_share(&self, pos: &Position) -> Result<Option<(u64, u64)>, SearchError> {
+        match self.tb.tablebase() {
+            Some(tb) => Ok(crate::strategy::trap_share(tb, pos)?),
+            None => Ok(None),
+        }
     }
 
     /// The first damaged class file met so far (ultra-strong play then falls back to
@@ -491,7 +506,7 @@ impl<'a> Searcher<'a> {
     /// # Errors
     /// [`SearchError`] when a tablebase file it reads is damaged.
     pub fn tablebase_line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
-        self.tb.line(pos, max)
+        self.tb.line(pos, max, &[])
     }
 }
 

@@ -1,13 +1,13 @@
 //! How a player picks among the moves that keep a position's value, by the
 //! tablebases, and the seeded generator that makes such choices reproducible.
 //!
-//! Every surface that plays by the tables (the match runner's `perfect` player, the
-//! engine protocol's `Strategy` option) asks [`Strategy::candidates`]; a further
-//! strategy (ultra: the best draw class, then the distance) is one more variant and
-//! one more arm there.
+//! Every surface that plays by the tables (the match runner's players, the engine
+//! protocol's `Strategy` option) asks [`Strategy::candidates`]; the searcher's best
+//! moves follow the same order ([`order_by_traps`]).
 
 use morris_engine::{Move, Position};
 use morris_tablebase::{FileError, SectorId, Tablebase, Value, Wdl};
+use std::collections::HashMap;
 
 /// How to choose among value-keeping moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -15,23 +15,48 @@ pub enum Strategy {
     /// Any move that keeps the value: a draw with any drawing move, a win or a loss
     /// with any move that keeps its distance (the quickest win, the slowest loss).
     Perfect,
-    /// As [`Strategy::Perfect`], but among the drawing moves only those that steer to
-    /// the best draw class (see [`morris_tablebase::classes`]), then the quickest way
-    /// there (the slowest for the side behind); plain perfect play where a sector has
-    /// no class file.
+    /// The ultra-strong solution's choice alone: as [`Strategy::Perfect`], but among
+    /// the drawing moves only those that steer to the best draw class (see
+    /// [`morris_tablebase::classes`]), then the quickest way there (the slowest for
+    /// the side behind); plain perfect play where a sector has no class file.
+    Classes,
+    /// As [`Strategy::Classes`], and then, in a draw or a loss, the moves that leave
+    /// the opponent the largest share of replies giving its value away
+    /// ([`most_traps`]): against a fallible opponent this wins measurably more.
     #[default]
     Ultra,
 }
 
 impl Strategy {
     /// Every strategy, in the order they are offered.
-    pub const ALL: [Strategy; 2] = [Strategy::Perfect, Strategy::Ultra];
+    pub const ALL: [Strategy; 3] = [Strategy::Perfect, Strategy::Classes, Strategy::Ultra];
 
     /// The name in option values and player names.
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Perfect => "perfect",
+            Strategy::Classes => "classes",
             Strategy::Ultra => "ultra",
+        }
+    }
+
+    /// Whether drawing moves are told apart by their draw classes.
+    pub const fn uses_classes(self) -> bool {
+        matches!(self, Strategy::Classes | Strategy::Ultra)
+    }
+
+    /// Whether equally good moves of a draw or a loss are told apart by the traps
+    /// they set ([`most_traps`]).
+    pub const fn sets_traps(self) -> bool {
+        matches!(self, Strategy::Ultra)
+    }
+
+    /// The names of every strategy, for messages: `perfect, classes or ultra`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
         }
     }
 
@@ -44,7 +69,10 @@ impl Strategy {
 
     /// The moves this strategy may play in `pos` (a game not over), all equally good
     /// to it; `None` when the tables do not hold `pos` or a position one of its moves
-    /// leads to (a move that ends the game needs no table).
+    /// leads to (a move that ends the game needs no table). `history` holds the
+    /// full-state hashes ([`Position::hash`]) of the game's positions before `pos`:
+    /// in a draw, [`Strategy::Ultra`] prefers the moves that go least round in
+    /// circles ([`Seen::staleness`]).
     ///
     /// # Errors
     /// [`FileError`] when a table file read is damaged.
@@ -52,6 +80,7 @@ impl Strategy {
         self,
         tb: &Tablebase,
         pos: &Position,
+        history: &[u64],
     ) -> Result<Option<Vec<Move>>, FileError> {
         let Some(value) = tb.value(pos)? else {
             return Ok(None);
@@ -70,7 +99,7 @@ impl Strategy {
                 keeping.push(m);
             }
         }
-        if self == Strategy::Ultra && value.wdl() == Wdl::Draw {
+        if self.uses_classes() && value.wdl() == Wdl::Draw {
             if let Some(ranked) = rank_draws(tb, pos, &keeping)? {
                 let best = ranked.first().map(|r| (r.1, r.2));
                 keeping = ranked
@@ -80,8 +109,139 @@ impl Strategy {
                     .collect();
             }
         }
+        if self.sets_traps() && value.wdl() == Wdl::Draw && keeping.len() > 1 {
+            let seen = Seen::new(pos, history);
+            let least = keeping.iter().map(|&m| seen.staleness(pos, m)).min();
+            keeping.retain(|&m| Some(seen.staleness(pos, m)) == least);
+        }
+        if self.sets_traps() && value.wdl() != Wdl::Win && keeping.len() > 1 {
+            keeping = most_traps(tb, pos, &keeping)?;
+        }
         Ok(Some(keeping))
     }
+}
+
+/// The positions of a game so far, counted, for the repetitions a move may lead to.
+pub struct Seen(HashMap<u64, u32>);
+
+impl Seen {
+    /// The positions of `history` (full-state hashes of the positions before `pos`)
+    /// and `pos` itself.
+    pub fn new(pos: &Position, history: &[u64]) -> Seen {
+        let mut counts = HashMap::new();
+        for &h in history.iter().chain(std::iter::once(&pos.hash())) {
+            *counts.entry(h).or_insert(0) += 1;
+        }
+        Seen(counts)
+    }
+
+    /// How much a move `m` of `pos` goes round in circles: 2 when the position it
+    /// leads to has been seen, 1 when a reply of the opponent there repeats a
+    /// position for the third time (the opponent may then end the game by
+    /// repetition), else 0. A drawn game that goes round in circles ends in a draw
+    /// and sets no traps.
+    pub fn staleness(&self, pos: &Position, m: Move) -> u8 {
+        let next = pos.play_unchecked(m);
+        if self.0.contains_key(&next.hash()) {
+            return 2;
+        }
+        if next.end().is_none()
+            && next.legal_moves().iter().any(|&r| {
+                self.0
+                    .get(&next.play_unchecked(r).hash())
+                    .is_some_and(|&n| n >= 2)
+            })
+        {
+            return 1;
+        }
+        0
+    }
+}
+
+/// Of the moves `moves` of `pos`, all equally good by the tables, those after which
+/// the opponent has the largest share of replies that give its value away (a draw
+/// for a loss, a win for a draw or a loss): against a fallible opponent they are the
+/// likeliest to gain. Every move when a reply's position is not covered.
+///
+/// # Errors
+/// [`FileError`] when a table file read is damaged.
+pub fn most_traps(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Result<Vec<Move>, FileError> {
+    let mut best: Vec<Move> = Vec::new();
+    // The best share so far, as (errors, replies).
+    let mut best_share = (0u64, 1u64);
+    for &m in moves {
+        let next = pos.play_unchecked(m);
+        let share = match trap_share(tb, &next)? {
+            Some(share) => share,
+            None => return Ok(moves.to_vec()),
+        };
+        // a/b against c/d by cross-multiplication.
+        let ord = (share.0 * best_share.1).cmp(&(best_share.0 * share.1));
+        if best.is_empty() || ord == std::cmp::Ordering::Greater {
+            best.clear();
+            best_share = share;
+        } else if ord == std::cmp::Ordering::Less {
+            continue;
+        }
+        best.push(m);
+    }
+    Ok(best)
+}
+
+/// Reorder `moves` of `pos` (a draw or a loss; all equally good by the tables up to
+/// `key`, lower first) so that, among moves of equal `key`, those after which the
+/// opponent has a larger share of replies giving its value away come first
+/// ([`most_traps`]'s order). Unchanged when a reply's position is not covered.
+///
+/// # Errors
+/// [`FileError`] when a table file read is damaged.
+pub fn order_by_traps<K: Ord + Copy>(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &mut [(Move, K)],
+) -> Result<(), FileError> {
+    let mut shares = Vec::with_capacity(moves.len());
+    for &(m, _) in moves.iter() {
+        match trap_share(tb, &pos.play_unchecked(m))? {
+            Some(share) => shares.push(share),
+            None => return Ok(()),
+        }
+    }
+    let mut keyed: Vec<((Move, K), (u64, u64))> = moves.iter().copied().zip(shares).collect();
+    // A larger share first: a/b > c/d when a*d > c*b. The sort is stable.
+    keyed.sort_by(|(x, a), (y, b)| x.1.cmp(&y.1).then((b.0 * a.1).cmp(&(a.0 * b.1))));
+    for (slot, (m, _)) in moves.iter_mut().zip(keyed) {
+        *slot = m;
+    }
+    Ok(())
+}
+
+/// For the side to move in `pos`: how many of its replies give its value away, and
+/// how many replies it has (`(0, 1)` when the game is over); `None` when `pos` or a
+/// position a reply leads to is not covered by the tables.
+pub fn trap_share(tb: &Tablebase, pos: &Position) -> Result<Option<(u64, u64)>, FileError> {
+    if pos.end().is_some() {
+        return Ok(Some((0, 1)));
+    }
+    let Some(value) = tb.value(pos)? else {
+        return Ok(None);
+    };
+    let replies = pos.legal_moves();
+    let mut errors = 0;
+    for &r in replies.iter() {
+        let after = pos.play_unchecked(r);
+        let theirs = match after.end() {
+            Some(end) => Value::finished(&after, end),
+            None => match tb.value(&after)? {
+                Some(v) => v,
+                None => return Ok(None),
+            },
+        };
+        if theirs.wdl().opposite() < value.wdl() {
+            errors += 1;
+        }
+    }
+    Ok(Some((errors, replies.len().max(1) as u64)))
 }
 
 /// Whether a move to a position of value `theirs` (for the opponent) keeps the value
@@ -219,6 +379,6 @@ mod tests {
     fn an_empty_tablebase_offers_no_candidates() {
         let tb = Tablebase::default();
         let pos = Position::start(morris_engine::Variant::Standard);
-        assert_eq!(Strategy::Perfect.candidates(&tb, &pos).unwrap(), None);
+        assert_eq!(Strategy::Perfect.candidates(&tb, &pos, &[]).unwrap(), None);
     }
 }

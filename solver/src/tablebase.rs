@@ -9,7 +9,7 @@
 
 use crate::error::SearchError;
 use crate::score::{end_score, value_score, MATE, MAX_DISTANCE};
-use crate::strategy::{rank_draws, Strategy};
+use crate::strategy::{order_by_traps, rank_draws, Seen, Strategy};
 use morris_engine::{Color, Move, Position};
 use morris_tablebase::classes::Class;
 use morris_tablebase::{Probe, Sector, Tablebase, Wdl};
@@ -105,6 +105,11 @@ impl<'a> Tablebases<'a> {
         }
     }
 
+    /// The tables, if any.
+    pub(crate) fn tablebase(&self) -> Option<&'a Tablebase> {
+        self.tb
+    }
+
     /// The first damaged class file met, if any.
     pub(crate) fn class_failure(&self) -> Option<String> {
         self.class_failure.lock().map_or(None, |f| f.clone())
@@ -125,18 +130,43 @@ impl<'a> Tablebases<'a> {
         }
     }
 
-    /// Order the drawing moves `moves` of the drawn position `pos` as ultra-strong
-    /// play ranks them ([`rank_draws`]); unchanged when a class is missing (a damaged
-    /// class file is remembered).
-    fn rank_draws(&self, pos: &Position, moves: &mut Vec<Move>) -> Result<(), SearchError> {
+    /// Order the equally good moves `moves` of `pos` (`draw`: a drawn position) as
+    /// `strategy` ranks them: a draw's moves by their classes ([`rank_draws`];
+    /// unchanged when a class is missing, a damaged class file being remembered), then
+    /// (ultra) a draw's moves that go least round in circles after the positions of
+    /// `history` (full-state hashes; [`Seen::staleness`]), then a draw's or a loss's
+    /// by the traps they set ([`order_by_traps`]), as
+    /// [`Strategy::candidates`] chooses.
+    fn rank(
+        &self,
+        pos: &Position,
+        draw: bool,
+        strategy: Strategy,
+        moves: &mut Vec<Move>,
+        history: &[u64],
+    ) -> Result<(), SearchError> {
         let Some(tb) = self.tb else { return Ok(()) };
-        for &m in moves.iter() {
-            // Remembers a damaged class file, which `rank_draws` passes over.
-            self.class(&pos.play_unchecked(m));
+        let mut keyed: Vec<(Move, (i8, i32, u8))> =
+            moves.iter().map(|&m| (m, (0, 0, 0))).collect();
+        if draw && strategy.uses_classes() {
+            for &m in moves.iter() {
+                // Remembers a damaged class file, which `rank_draws` passes over.
+                self.class(&pos.play_unchecked(m));
+            }
+            if let Some(ranked) = rank_draws(tb, pos, moves)? {
+                keyed = ranked.into_iter().map(|(m, c, d)| (m, (-c, d, 0))).collect();
+            }
         }
-        if let Some(ranked) = rank_draws(tb, pos, moves)? {
-            *moves = ranked.into_iter().map(|r| r.0).collect();
+        if draw && strategy.sets_traps() {
+            let seen = Seen::new(pos, history);
+            for (m, key) in &mut keyed {
+                key.2 = seen.staleness(pos, *m);
+            }
         }
+        if strategy.sets_traps() {
+            order_by_traps(tb, pos, &mut keyed)?;
+        }
+        *moves = keyed.into_iter().map(|k| k.0).collect();
         Ok(())
     }
 
@@ -163,7 +193,7 @@ impl<'a> Tablebases<'a> {
                     break;
                 }
             }
-            let Some(&m) = self.ranked_moves(&at, Strategy::Ultra)?.first() else {
+            let Some(&m) = self.ranked_moves(&at, Strategy::Classes, &[])?.first() else {
                 break;
             };
             at = at.play_unchecked(m);
@@ -224,15 +254,17 @@ impl<'a> Tablebases<'a> {
     /// Every move of a covered position that keeps its value, best first under the
     /// searcher's strategy; empty when the position is not covered.
     pub(crate) fn best_moves(&self, pos: &Position) -> Result<Vec<Move>, SearchError> {
-        self.ranked_moves(pos, self.strategy)
+        self.ranked_moves(pos, self.strategy, &[])
     }
 
     /// Every move of a covered position that keeps its value, best first under
-    /// `strategy`; empty when the position is not covered.
+    /// `strategy` after the positions of `history` (full-state hashes); empty when
+    /// the position is not covered.
     pub(crate) fn ranked_moves(
         &self,
         pos: &Position,
         strategy: Strategy,
+        history: &[u64],
     ) -> Result<Vec<Move>, SearchError> {
         let Some(target) = self.score(pos, 0)? else {
             return Ok(Vec::new());
@@ -243,15 +275,22 @@ impl<'a> Tablebases<'a> {
                 best.push(m);
             }
         }
-        if target == 0 && strategy == Strategy::Ultra {
-            self.rank_draws(pos, &mut best)?;
+        if target <= 0 && best.len() > 1 {
+            self.rank(pos, target == 0, strategy, &mut best, history)?;
         }
         Ok(best)
     }
 
-    /// The best line from a covered position, until the game ends, a position is not
-    /// covered, or `max` plies.
-    pub(crate) fn line(&self, pos: &Position, max: usize) -> Result<Vec<Move>, SearchError> {
+    /// The best line from a covered position, after the positions of `history`
+    /// (full-state hashes), until the game ends, a position is not covered, or `max`
+    /// plies.
+    pub(crate) fn line(
+        &self,
+        pos: &Position,
+        max: usize,
+        history: &[u64],
+    ) -> Result<Vec<Move>, SearchError> {
+        let mut history = history.to_vec();
         let mut line = Vec::new();
         let mut pos = *pos;
         let mut seen = vec![pos.repetition_key()];
@@ -259,8 +298,8 @@ impl<'a> Tablebases<'a> {
             let Some(target) = self.score(&pos, 0)? else {
                 break;
             };
-            let best = if target == 0 && self.strategy == Strategy::Ultra {
-                self.ranked_moves(&pos, Strategy::Ultra)?.first().copied()
+            let best = if target <= 0 && self.strategy != Strategy::Perfect {
+                self.ranked_moves(&pos, self.strategy, &history)?.first().copied()
             } else {
                 let mut best = None;
                 for &m in pos.legal_moves().iter() {
@@ -273,6 +312,7 @@ impl<'a> Tablebases<'a> {
             };
             let Some(m) = best else { break };
             line.push(m);
+            history.push(pos.hash());
             pos = pos.play_unchecked(m);
             // A drawn line goes on forever: stop at the first repetition.
             if target == 0 && seen.contains(&pos.repetition_key()) {

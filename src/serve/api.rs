@@ -319,8 +319,9 @@ pub fn strategy(q: &Query) -> Result<Strategy, ApiError> {
         None | Some("") => Ok(Strategy::Ultra),
         Some(s) => Strategy::from_name(s.trim()).ok_or_else(|| {
             ApiError::bad(format!(
-                "strategy: unknown strategy '{}' (expected ultra or perfect)",
-                shorten(s)
+                "strategy: unknown strategy '{}' (expected {})",
+                shorten(s),
+                Strategy::names()
             ))
         }),
     }
@@ -742,7 +743,7 @@ mod tests {
             (
                 Endpoint::Position,
                 "strategy=best",
-                "strategy: unknown strategy 'best' (expected ultra or perfect)",
+                "strategy: unknown strategy 'best' (expected perfect, classes or ultra)",
             ),
             (
                 Endpoint::Review,
