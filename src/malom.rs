@@ -278,7 +278,8 @@ impl Tally {
                 }
                 (Some(c), Ok((sector, stay))) => {
                     if d.examples.len() < examples {
-                        d.examples.push((fen(), format!("{sector} (class {stay:+})"), c));
+                        d.examples
+                            .push((fen(), format!("{sector} (class {stay:+})"), c));
                     }
                     *d.differ.entry((sector, stay, c)).or_default() += 1;
                 }
@@ -552,7 +553,9 @@ fn report_ranking(tb: &Tablebase, values: &SectorValues) {
     let mut sectors: Vec<(Sector, i16, i8)> = Vec::new();
     for us in 3..=9 {
         for them in 3..=9 {
-            let Some(s) = Sector::new(us, them) else { continue };
+            let Some(s) = Sector::new(us, them) else {
+                continue;
+            };
             let (Some(m), Some(stay)) = (
                 MalomSector::new(us, them, 0, 0).and_then(|m| values.get(m)),
                 morris_builder::classes::stay_of(tb, Variant::Standard, s).ok(),

@@ -218,12 +218,15 @@ struct StrategyPlayer<'a> {
 impl Player for StrategyPlayer<'_> {
     fn choose(&mut self, game: &Game, rng: &mut Rng) -> anyhow::Result<Choice> {
         let pos = game.position();
-        let moves = self.strategy.candidates(self.tb, pos, &game.history())?.with_context(|| {
-            format!(
-                "{}: the tablebases do not hold {pos} or a position after it",
-                self.strategy
-            )
-        })?;
+        let moves = self
+            .strategy
+            .candidates(self.tb, pos, &game.history())?
+            .with_context(|| {
+                format!(
+                    "{}: the tablebases do not hold {pos} or a position after it",
+                    self.strategy
+                )
+            })?;
         let m = rng.pick(&moves).context("no value-keeping move")?;
         Ok(Choice::Move(m))
     }

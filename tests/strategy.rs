@@ -92,7 +92,10 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
     let (mut checked, mut narrowed, mut by_traps, mut avoided) = ([0u32; 3], 0u32, 0u32, 0u32);
     let mut check = |pos: &Position| {
         let keep = keeping(&tb, pos);
-        let perfect = Strategy::Perfect.candidates(&tb, pos, &[]).unwrap().unwrap();
+        let perfect = Strategy::Perfect
+            .candidates(&tb, pos, &[])
+            .unwrap()
+            .unwrap();
         assert_eq!(perfect, keep, "{}", fen(pos));
         let ultra = Strategy::Ultra.candidates(&tb, pos, &[]).unwrap().unwrap();
         assert!(!ultra.is_empty() && ultra.iter().all(|m| keep.contains(m)));
@@ -101,16 +104,25 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
         // The moves ultra ranks first: for a draw, those of the best class and
         // distance; else every keeping move.
         let first: Vec<Move> = if v == Wdl::Draw {
-            let ranked = rank_draws(&tb, pos, &keep).unwrap().expect("classes present");
+            let ranked = rank_draws(&tb, pos, &keep)
+                .unwrap()
+                .expect("classes present");
             let best = (ranked[0].1, ranked[0].2);
-            ranked.iter().filter(|r| (r.1, r.2) == best).map(|r| r.0).collect()
+            ranked
+                .iter()
+                .filter(|r| (r.1, r.2) == best)
+                .map(|r| r.0)
+                .collect()
         } else {
             keep.clone()
         };
         if v == Wdl::Win {
             assert_eq!(ultra, first, "{}", fen(pos));
         } else {
-            let shares: Vec<f64> = first.iter().map(|&m| share(&tb, &pos.play_unchecked(m))).collect();
+            let shares: Vec<f64> = first
+                .iter()
+                .map(|&m| share(&tb, &pos.play_unchecked(m)))
+                .collect();
             let top = shares.iter().copied().fold(0.0, f64::max);
             let expected: Vec<Move> = first
                 .iter()
@@ -128,7 +140,10 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
                 let after = pos.play_unchecked(ultra[0]);
                 let seen = after.hash();
                 // A position after one of the opponent's replies there, seen twice.
-                let twice = after.legal_moves().first().map(|&r| after.play_unchecked(r).hash());
+                let twice = after
+                    .legal_moves()
+                    .first()
+                    .map(|&r| after.play_unchecked(r).hash());
                 let mut history = vec![seen];
                 history.extend(twice.iter().flat_map(|&h| [h, h]));
                 let level = |m: Move| {
@@ -136,7 +151,10 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
                     if next.hash() == seen {
                         2
                     } else if next.end().is_none()
-                        && next.legal_moves().iter().any(|&r| Some(next.play_unchecked(r).hash()) == twice)
+                        && next
+                            .legal_moves()
+                            .iter()
+                            .any(|&r| Some(next.play_unchecked(r).hash()) == twice)
                     {
                         1
                     } else {
@@ -150,10 +168,16 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
                     .filter(|(&m, _)| level(m) == least)
                     .map(|(&m, &s)| (m, s))
                     .collect();
-                let again = Strategy::Ultra.candidates(&tb, pos, &history).unwrap().unwrap();
+                let again = Strategy::Ultra
+                    .candidates(&tb, pos, &history)
+                    .unwrap()
+                    .unwrap();
                 let top = rest.iter().map(|r| r.1).fold(0.0, f64::max);
-                let expected: Vec<Move> =
-                    rest.iter().filter(|r| (r.1 - top).abs() < 1e-12).map(|r| r.0).collect();
+                let expected: Vec<Move> = rest
+                    .iter()
+                    .filter(|r| (r.1 - top).abs() < 1e-12)
+                    .map(|r| r.0)
+                    .collect();
                 assert_eq!(again, expected, "{}", fen(pos));
                 avoided += 1;
             }
@@ -178,7 +202,11 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
         let index = SectorIndex::get(us, them);
         for i in (0..index.size()).step_by(1009) {
             let (u, t) = index.position(i);
-            let setup = Setup { pieces: [u, t], hand: [0, 0], side_to_move: Color::White };
+            let setup = Setup {
+                pieces: [u, t],
+                hand: [0, 0],
+                side_to_move: Color::White,
+            };
             let pos = Position::from_setup(&setup, Variant::Standard).unwrap();
             if pos.end().is_none() {
                 check(&pos);
@@ -187,7 +215,13 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
     }
     // The sample holds every kind of position, and the choices matter in it.
     // (Losses, draws, wins: lost positions are rare in this game.)
-    assert!(checked[0] > 20 && checked[1] > 1000 && checked[2] > 100, "{checked:?}");
-    assert!(narrowed > 50 && by_traps > 20 && avoided > 100, "{narrowed} {by_traps} {avoided}");
+    assert!(
+        checked[0] > 20 && checked[1] > 1000 && checked[2] > 100,
+        "{checked:?}"
+    );
+    assert!(
+        narrowed > 50 && by_traps > 20 && avoided > 100,
+        "{narrowed} {by_traps} {avoided}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

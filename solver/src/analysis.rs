@@ -361,8 +361,16 @@ fn with_classes(
             .zip(shares.into_iter().map(|s| s.unwrap_or((0, 1))))
             .collect();
         keyed.sort_by(|(a, x), (b, y)| {
-            (std::cmp::Reverse(a.score), std::cmp::Reverse(class(a)), seen(a))
-                .cmp(&(std::cmp::Reverse(b.score), std::cmp::Reverse(class(b)), seen(b)))
+            (
+                std::cmp::Reverse(a.score),
+                std::cmp::Reverse(class(a)),
+                seen(a),
+            )
+                .cmp(&(
+                    std::cmp::Reverse(b.score),
+                    std::cmp::Reverse(class(b)),
+                    seen(b),
+                ))
                 // A larger share first: x0/x1 > y0/y1 when x0*y1 > y0*x1.
                 .then((y.0 * x.1).cmp(&(x.0 * y.1)))
                 .then_with(|| a.mv.to_string().cmp(&b.mv.to_string()))

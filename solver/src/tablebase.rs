@@ -146,15 +146,17 @@ impl<'a> Tablebases<'a> {
         history: &[u64],
     ) -> Result<(), SearchError> {
         let Some(tb) = self.tb else { return Ok(()) };
-        let mut keyed: Vec<(Move, (i8, i32, u8))> =
-            moves.iter().map(|&m| (m, (0, 0, 0))).collect();
+        let mut keyed: Vec<(Move, (i8, i32, u8))> = moves.iter().map(|&m| (m, (0, 0, 0))).collect();
         if draw && strategy.uses_classes() {
             for &m in moves.iter() {
                 // Remembers a damaged class file, which `rank_draws` passes over.
                 self.class(&pos.play_unchecked(m));
             }
             if let Some(ranked) = rank_draws(tb, pos, moves)? {
-                keyed = ranked.into_iter().map(|(m, c, d)| (m, (-c, d, 0))).collect();
+                keyed = ranked
+                    .into_iter()
+                    .map(|(m, c, d)| (m, (-c, d, 0)))
+                    .collect();
             }
         }
         if draw && strategy.sets_traps() {
@@ -299,7 +301,9 @@ impl<'a> Tablebases<'a> {
                 break;
             };
             let best = if target <= 0 && self.strategy != Strategy::Perfect {
-                self.ranked_moves(&pos, self.strategy, &history)?.first().copied()
+                self.ranked_moves(&pos, self.strategy, &history)?
+                    .first()
+                    .copied()
             } else {
                 let mut best = None;
                 for &m in pos.legal_moves().iter() {

@@ -489,7 +489,10 @@ impl<'a> UsSet<'a> {
     pub fn rank_map(&self) -> Option<RankMap<'a>> {
         self.is_canonical().then(|| RankMap {
             offset: self.index.offset(self.block),
-            sub: self.index.tables(self.block).map(|t| t.sub_of_rank.as_slice()),
+            sub: self
+                .index
+                .tables(self.block)
+                .map(|t| t.sub_of_rank.as_slice()),
         })
     }
 
