@@ -211,15 +211,15 @@ impl DrawTally {
     }
 }
 
+/// Where Malom's draw settles: our name of the sector and our stay class of it, or
+/// what Malom's value names when it is no movement sector with a class file here.
+type Settles = Result<(String, i8), String>;
+
 /// Where Malom's value of a draw says the game settles, as our stay class of that
 /// sector for the side to move: `Ok((sector, stay))`, or `Err(what it names)` when it
 /// names no movement sector with a class file here. A value of zero is a sector of
 /// equal material (several share it), whose stay class is 0 by definition.
-fn malom_settles(
-    tb: &Tablebase,
-    values: &SectorValues,
-    sector_value: i16,
-) -> Result<(String, i8), String> {
+fn malom_settles(tb: &Tablebase, values: &SectorValues, sector_value: i16) -> Settles {
     if sector_value == 0 {
         return Ok(("equal material".into(), 0));
     }
@@ -254,7 +254,7 @@ impl Tally {
         &mut self,
         pos: &Position,
         ours: (Value, Option<i8>),
-        malom: (MalomValue, Option<Result<(String, i8), String>>),
+        malom: (MalomValue, Option<Settles>),
         examples: usize,
     ) {
         let ((ours, class), (malom, settles)) = (ours, malom);

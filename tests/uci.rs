@@ -125,7 +125,7 @@ fn the_handshake_names_the_engine_and_its_options() {
         "Hash type spin",
         "Threads type spin",
         "Variant type combo",
-        "Strategy type combo default ultra var perfect var ultra",
+        "Strategy type combo default ultra var perfect var classes var ultra",
     ] {
         let want = format!("option name {name}");
         assert!(

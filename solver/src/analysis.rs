@@ -88,7 +88,7 @@ pub fn analyze_with(
         };
         slots.search(searcher, child_limits, |_| true)?;
         let mut moves = slots.sorted();
-        with_classes(searcher, pos, history, &mut moves)?;
+        with_classes(searcher, pos, &mut moves)?;
         round(known.depth, &moves);
         let class = root_class(searcher, pos, &known)?;
         return Ok(Analysis {
@@ -135,7 +135,7 @@ pub fn analyze_with(
         }
     }
     let mut moves = slots.sorted();
-    with_classes(searcher, pos, history, &mut moves)?;
+    with_classes(searcher, pos, &mut moves)?;
     let mut root = root_result(&moves, clock);
     if !limits.no_line && root.provenance == Provenance::Proof {
         // An exact line goes on through the tablebases to the end of the game.
@@ -315,7 +315,6 @@ impl Slots {
 fn with_classes(
     searcher: &Searcher<'_>,
     pos: &Position,
-    history: &[u64],
     moves: &mut [MoveAnalysis],
 ) -> Result<(), SearchError> {
     if !searcher.strategy().uses_classes() {
@@ -330,54 +329,17 @@ fn with_classes(
     }
     // Draws of a better class first (for the mover: the negated class of the position
     // a move leads to), then in notation order, as `probe` lists them; a draw without
-    // a class after those with one. Under `ultra`, among exact draws of one class
-    // the moves that go least round in circles come first, and among those and
-    // among exact losses of one distance, the moves that leave the opponent a larger
-    // share of replies giving its value away, before the notation order.
-    let traps = searcher.strategy().sets_traps();
-    if moves.iter().any(|m| m.class.is_some()) || traps {
-        let mut shares = Vec::with_capacity(moves.len());
-        for m in moves.iter() {
-            let exact = m.result.provenance.is_exact()
-                && m.result.value.is_some_and(|v| v.wdl != Wdl::Loss);
-            shares.push(if traps && exact {
-                searcher.trap_share(&pos.play_unchecked(m.mv))?
-            } else {
-                None
-            });
-        }
+    // a class after those with one. (The move ultra-strong play chooses among them,
+    // with its traps, is the first of the root's line.)
+    if moves.iter().any(|m| m.class.is_some()) {
         let class = |a: &MoveAnalysis| a.class.map_or(i32::MIN, |c| -i32::from(c.class.class));
-        let circles = crate::strategy::Seen::new(pos, history);
-        let seen = |a: &MoveAnalysis| {
-            if traps && a.score == 0 {
-                circles.staleness(pos, a.mv)
-            } else {
-                0
-            }
-        };
-        let mut keyed: Vec<(MoveAnalysis, (u64, u64))> = moves
-            .iter()
-            .cloned()
-            .zip(shares.into_iter().map(|s| s.unwrap_or((0, 1))))
-            .collect();
-        keyed.sort_by(|(a, x), (b, y)| {
+        moves.sort_by_key(|a| {
             (
                 std::cmp::Reverse(a.score),
                 std::cmp::Reverse(class(a)),
-                seen(a),
+                a.mv.to_string(),
             )
-                .cmp(&(
-                    std::cmp::Reverse(b.score),
-                    std::cmp::Reverse(class(b)),
-                    seen(b),
-                ))
-                // A larger share first: x0/x1 > y0/y1 when x0*y1 > y0*x1.
-                .then((y.0 * x.1).cmp(&(x.0 * y.1)))
-                .then_with(|| a.mv.to_string().cmp(&b.mv.to_string()))
         });
-        for (slot, (m, _)) in moves.iter_mut().zip(keyed) {
-            *slot = m;
-        }
     }
     Ok(())
 }

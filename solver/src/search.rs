@@ -472,19 +472,6 @@ impl<'a> Searcher<'a> {
         self.tb.class_info(pos)
     }
 
-    /// For the side to move in a covered position: how many of its replies give its
-    /// value away, and how many it has (`(0, 1)` when the game is over); `None`
-    /// without tables covering them ([`crate::strategy::most_traps`]).
-    ///
-    /// # Errors
-    /// [`SearchError`] when a tablebase file it reads is damaged.
-    pub fn trap_share(&self, pos: &Position) -> Result<Option<(u64, u64)>, SearchError> {
-        match self.tb.tablebase() {
-            Some(tb) => Ok(crate::strategy::trap_share(tb, pos)?),
-            None => Ok(None),
-        }
-    }
-
     /// The first damaged class file met so far (ultra-strong play then falls back to
     /// plain perfect play in its sector), as a message naming it.
     pub fn class_failure(&self) -> Option<String> {

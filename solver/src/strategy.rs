@@ -87,13 +87,8 @@ impl Strategy {
         };
         let mut keeping = Vec::new();
         for &m in pos.legal_moves().iter() {
-            let next = pos.play_unchecked(m);
-            let theirs = match next.end() {
-                Some(end) => Value::finished(&next, end),
-                None => match tb.value(&next)? {
-                    Some(v) => v,
-                    None => return Ok(None),
-                },
+            let Some(theirs) = value_after(tb, pos, m)? else {
+                return Ok(None);
             };
             if keeps(value, theirs) {
                 keeping.push(m);
@@ -158,6 +153,39 @@ impl Seen {
     }
 }
 
+/// The value, for the opponent, of the position a move `m` of `pos` leads to: the
+/// game's end, or the tables' value; `None` when they do not cover it.
+fn value_after(tb: &Tablebase, pos: &Position, m: Move) -> Result<Option<Value>, FileError> {
+    let next = pos.play_unchecked(m);
+    match next.end() {
+        Some(end) => Ok(Some(Value::finished(&next, end))),
+        None => tb.value(&next),
+    }
+}
+
+/// A share of replies as `(errors, replies)`: `a` before `b` when it is larger
+/// (`a.0 / a.1 > b.0 / b.1`, by cross-multiplication).
+fn more_traps(a: (u64, u64), b: (u64, u64)) -> std::cmp::Ordering {
+    (b.0 * a.1).cmp(&(a.0 * b.1))
+}
+
+/// The trap share ([`trap_share`]) after each of `moves` of `pos`; `None` when a
+/// position is not covered.
+fn shares(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<Vec<(u64, u64)>>, FileError> {
+    let mut shares = Vec::with_capacity(moves.len());
+    for &m in moves {
+        match trap_share(tb, &pos.play_unchecked(m))? {
+            Some(share) => shares.push(share),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(shares))
+}
+
 /// Of the moves `moves` of `pos`, all equally good by the tables, those after which
 /// the opponent has the largest share of replies that give its value away (a draw
 /// for a loss, a win for a draw or a loss): against a fallible opponent they are the
@@ -166,26 +194,18 @@ impl Seen {
 /// # Errors
 /// [`FileError`] when a table file read is damaged.
 pub fn most_traps(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Result<Vec<Move>, FileError> {
-    let mut best: Vec<Move> = Vec::new();
-    // The best share so far, as (errors, replies).
-    let mut best_share = (0u64, 1u64);
-    for &m in moves {
-        let next = pos.play_unchecked(m);
-        let share = match trap_share(tb, &next)? {
-            Some(share) => share,
-            None => return Ok(moves.to_vec()),
-        };
-        // a/b against c/d by cross-multiplication.
-        let ord = (share.0 * best_share.1).cmp(&(best_share.0 * share.1));
-        if best.is_empty() || ord == std::cmp::Ordering::Greater {
-            best.clear();
-            best_share = share;
-        } else if ord == std::cmp::Ordering::Less {
-            continue;
-        }
-        best.push(m);
-    }
-    Ok(best)
+    let Some(shares) = shares(tb, pos, moves)? else {
+        return Ok(moves.to_vec());
+    };
+    let Some(&top) = shares.iter().min_by(|a, b| more_traps(**a, **b)) else {
+        return Ok(Vec::new());
+    };
+    Ok(moves
+        .iter()
+        .zip(&shares)
+        .filter(|(_, &s)| more_traps(s, top).is_eq())
+        .map(|(&m, _)| m)
+        .collect())
 }
 
 /// Reorder `moves` of `pos` (a draw or a loss; all equally good by the tables up to
@@ -200,16 +220,13 @@ pub fn order_by_traps<K: Ord + Copy>(
     pos: &Position,
     moves: &mut [(Move, K)],
 ) -> Result<(), FileError> {
-    let mut shares = Vec::with_capacity(moves.len());
-    for &(m, _) in moves.iter() {
-        match trap_share(tb, &pos.play_unchecked(m))? {
-            Some(share) => shares.push(share),
-            None => return Ok(()),
-        }
-    }
+    let plain: Vec<Move> = moves.iter().map(|m| m.0).collect();
+    let Some(shares) = shares(tb, pos, &plain)? else {
+        return Ok(());
+    };
     let mut keyed: Vec<((Move, K), (u64, u64))> = moves.iter().copied().zip(shares).collect();
-    // A larger share first: a/b > c/d when a*d > c*b. The sort is stable.
-    keyed.sort_by(|(x, a), (y, b)| x.1.cmp(&y.1).then((b.0 * a.1).cmp(&(a.0 * b.1))));
+    // The sort is stable.
+    keyed.sort_by(|(x, a), (y, b)| x.1.cmp(&y.1).then(more_traps(*a, *b)));
     for (slot, (m, _)) in moves.iter_mut().zip(keyed) {
         *slot = m;
     }
@@ -219,7 +236,7 @@ pub fn order_by_traps<K: Ord + Copy>(
 /// For the side to move in `pos`: how many of its replies give its value away, and
 /// how many replies it has (`(0, 1)` when the game is over); `None` when `pos` or a
 /// position a reply leads to is not covered by the tables.
-pub fn trap_share(tb: &Tablebase, pos: &Position) -> Result<Option<(u64, u64)>, FileError> {
+fn trap_share(tb: &Tablebase, pos: &Position) -> Result<Option<(u64, u64)>, FileError> {
     if pos.end().is_some() {
         return Ok(Some((0, 1)));
     }
@@ -229,13 +246,8 @@ pub fn trap_share(tb: &Tablebase, pos: &Position) -> Result<Option<(u64, u64)>, 
     let replies = pos.legal_moves();
     let mut errors = 0;
     for &r in replies.iter() {
-        let after = pos.play_unchecked(r);
-        let theirs = match after.end() {
-            Some(end) => Value::finished(&after, end),
-            None => match tb.value(&after)? {
-                Some(v) => v,
-                None => return Ok(None),
-            },
+        let Some(theirs) = value_after(tb, pos, r)? else {
+            return Ok(None);
         };
         if theirs.wdl().opposite() < value.wdl() {
             errors += 1;

@@ -105,11 +105,6 @@ impl<'a> Tablebases<'a> {
         }
     }
 
-    /// The tables, if any.
-    pub(crate) fn tablebase(&self) -> Option<&'a Tablebase> {
-        self.tb
-    }
-
     /// The first damaged class file met, if any.
     pub(crate) fn class_failure(&self) -> Option<String> {
         self.class_failure.lock().map_or(None, |f| f.clone())
@@ -300,8 +295,15 @@ impl<'a> Tablebases<'a> {
             let Some(target) = self.score(&pos, 0)? else {
                 break;
             };
-            let best = if target <= 0 && self.strategy != Strategy::Perfect {
-                self.ranked_moves(&pos, self.strategy, &history)?
+            // The strategy's whole choice (circles and traps too) for the first move,
+            // which a player plays; the classes alone after it, which is enough for
+            // a line to show where the game goes and keeps it short.
+            let strategy = match self.strategy {
+                Strategy::Ultra if !line.is_empty() => Strategy::Classes,
+                s => s,
+            };
+            let best = if target <= 0 && strategy != Strategy::Perfect {
+                self.ranked_moves(&pos, strategy, &history)?
                     .first()
                     .copied()
             } else {

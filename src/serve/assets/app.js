@@ -67,7 +67,7 @@ function readUrl() {
   const q = new URLSearchParams(location.search);
   state.mode = MODES.includes(q.get('mode')) ? q.get('mode') : 'explore';
   state.variant = q.get('variant') === 'no-flying' ? 'no-flying' : 'standard';
-  state.strategy = q.get('strategy') === 'perfect' ? 'perfect' : 'ultra';
+  state.strategy = ['perfect', 'classes'].includes(q.get('strategy')) ? q.get('strategy') : 'ultra';
   state.fen = q.get('fen') || '';
   state.line = (q.get('moves') || '').split(/[\s,]+/).filter((t) => t);
   const ply = q.has('ply') ? Number(q.get('ply')) : state.line.length;
@@ -245,12 +245,14 @@ function engineToMove() {
     && d.side_to_move !== state.color && state.ply === state.line.length;
 }
 
-// The engine's choice: under ultra the answer's first move; under perfect a uniformly
-// random one among those whose result is the first's (the same value and distance),
-// the first where the answer is only an estimate.
+// The engine's choice: under ultra or classes the first move of the answer's line (the
+// tables' choice under that strategy, after the game's positions), else its first
+// move; under perfect a uniformly random one among those whose result is the first's
+// (the same value and distance), the first where the answer is only an estimate.
 function engineChoice(d) {
   const first = d.moves[0];
-  if (state.strategy === 'ultra' || !first.result.exact || first.result.wdl == null) return first.move;
+  if (state.strategy !== 'perfect') return (d.line && d.line.length) ? d.line[0] : first.move;
+  if (!first.result.exact || first.result.wdl == null) return first.move;
   const same = d.moves.filter((m) => m.result.exact && m.result.wdl === first.result.wdl
     && m.result.dtm === first.result.dtm);
   return same[Math.floor(Math.random() * same.length)].move;
