@@ -82,7 +82,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Some(end) = game.end().filter(|e| e.reason() == EndReason::Threefold) {
-        outln!("position: {pos} ({})", pos.variant());
+        outln!("position: {pos} ({})", pos.rules());
         outln!("game over: {end}");
         return Ok(());
     }
@@ -117,7 +117,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    outln!("position: {pos} ({})", pos.variant());
+    outln!("position: {pos} ({})", pos.rules());
     match (root.value, pos.end()) {
         (_, Some(end)) => outln!("game over: {end}"),
         (Some(v), None) => {

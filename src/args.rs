@@ -1,7 +1,7 @@
 //! Arguments shared by the subcommands: the variant and the position.
 
 use clap::{Args, ValueEnum};
-use morris_engine::{notation, Game, Position, Variant};
+use morris_engine::{notation, Game, Position, Rules, Variant};
 use std::time::Duration;
 
 /// Bad input from the user: reported on one line with exit status 2.
@@ -35,6 +35,14 @@ pub struct PositionArgs {
     #[arg(long, value_enum, default_value_t = VariantArg::Standard)]
     pub variant: VariantArg,
 
+    /// House rules instead of --variant: a preset (standard, no-flying) and switches,
+    /// e.g. "standard,captures=per-mill" or "no-flying,protection=none,pieces=6"
+    /// (pieces=3..12, flying=yes|no, captures=one|per-mill,
+    /// protection=standard|none|full). Tablebases exist for the two presets alone;
+    /// under other rules the commands search without them.
+    #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
+    pub rules: Option<String>,
+
     /// Position string, ours (".../.../.../....../.../.../... w 9 9") or Sanmill's
     /// ("********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1"). Default: the start.
     #[arg(long, value_name = "STRING")]
@@ -51,18 +59,43 @@ impl PositionArgs {
         self.fen.is_none() && self.moves.is_none()
     }
 
+    /// The rules these arguments name: `--rules`, else `--variant`.
+    ///
+    /// # Errors
+    /// [`InputError`] naming what is wrong with the spec.
+    pub fn rules(&self) -> Result<Rules, InputError> {
+        match &self.rules {
+            Some(spec) => Rules::parse(spec).map_err(|e| InputError(e.to_string())),
+            None => Ok(Variant::from(self.variant).into()),
+        }
+    }
+
+    /// The classic game these arguments name, or an error saying that `what` needs
+    /// tables, which exist for the two classic games only.
+    ///
+    /// # Errors
+    /// [`InputError`] for a house rule (or a bad spec).
+    pub fn variant_for_tables(&self, what: &str) -> Result<Variant, InputError> {
+        let rules = self.rules()?;
+        rules.variant().ok_or_else(|| {
+            InputError(format!(
+                "{what} needs tablebases, and tablebases exist only for the rules standard and no-flying, not {rules}"
+            ))
+        })
+    }
+
     /// The game these arguments name: the start (or `--fen`) and the `--moves` played
     /// from it, with the threefold rule applied.
     ///
     /// # Errors
     /// [`InputError`] naming the bad token.
     pub fn game(&self) -> Result<Game, InputError> {
-        let variant = Variant::from(self.variant);
+        let rules = self.rules()?;
         let start = match &self.fen {
             Some(fen) => {
-                notation::parse_position(fen, variant).map_err(|e| InputError(e.to_string()))?
+                notation::parse_position(fen, rules).map_err(|e| InputError(e.to_string()))?
             }
-            None => Position::start(variant),
+            None => Position::start(rules),
         };
         notation::parse_game(&start, self.moves.as_deref().unwrap_or(""))
             .map_err(|e| InputError(e.to_string()))

@@ -600,7 +600,7 @@ fn report_ranking(tb: &Tablebase, values: &SectorValues) {
 }
 
 fn probe(args: &ProbeArgs) -> anyhow::Result<()> {
-    if args.position.variant != crate::args::VariantArg::Standard {
+    if args.position.rules()? != morris_engine::Rules::STANDARD {
         return Err(InputError(
             "Malom's database is of the Standard game: --variant standard".into(),
         )

@@ -345,12 +345,12 @@ fn position_command(game: &Game, extra: &[String]) -> String {
         .iter()
         .flat_map(|&m| {
             let mut t = vec![m.without_capture().to_string()];
-            t.extend(m.capture().map(|c| format!("x{c}")));
+            t.extend(m.captures().map(|c| format!("x{c}")));
             t
         })
         .collect();
     tokens.extend(extra.iter().cloned());
-    let origin = if *start == Position::start(start.variant()) {
+    let origin = if *start == Position::start(start.rules()) {
         "startpos".to_string()
     } else {
         format!("fen {}", notation::setup_to_sanmill(&start.to_setup()))
@@ -549,7 +549,7 @@ fn openings(args: &Args) -> anyhow::Result<Vec<Game>> {
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read --openings {}: {e}", path.display())))?;
-    let variant = Variant::from(args.position.variant);
+    let variant = args.position.rules()?;
     let mut games = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -599,6 +599,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Err(InputError(format!("the game is already over ({end})")).into());
     }
     let needs_tables = specs.iter().any(|s| matches!(s, Spec::Strategy(_)));
+    if needs_tables {
+        args.position
+            .variant_for_tables("a tablebase player (perfect, classes, ultra)")?;
+    }
     let tb = if needs_tables {
         args.tb.open()?
     } else {
@@ -610,7 +614,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             if tb.value(pos)?.is_none() {
                 return Err(InputError(format!(
                     "a tablebase player needs the tables of {pos} ({} sector {}), not in {} (see `morris probe` and `morris generate`)",
-                    pos.variant(),
+                    pos.rules(),
                     Tablebase::sector_id_of(pos).map_or("none".to_string(), |s| s.to_string()),
                     args.tb.path().display()
                 ))
@@ -618,7 +622,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    let variant = Variant::from(args.position.variant);
+    let rules = args.position.rules()?;
+    let variant = match (
+        rules.variant(),
+        specs.iter().any(|s| matches!(s, Spec::Uci(_))),
+    ) {
+        (Some(v), _) => v,
+        (None, false) => Variant::Standard,
+        (None, true) => {
+            return Err(InputError(format!(
+                "uci: engines play the rules standard and no-flying, not {rules}"
+            ))
+            .into())
+        }
+    };
     let mut players: Vec<Box<dyn Player + '_>> = Vec::new();
     for spec in &specs {
         players.push(match spec {
@@ -695,7 +712,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 result.score(),
                 result.reason(args.max_plies)
             );
-            if *start.start() != Position::start(variant) || !start.moves().is_empty() {
+            if *start.start() != Position::start(rules) || !start.moves().is_empty() {
                 line.push('\t');
                 line.push_str(&start.start().to_string());
             }

@@ -1,6 +1,6 @@
 //! `morris play`: a game against the engine in the terminal.
 
-use crate::args::{PositionArgs, VariantArg};
+use crate::args::PositionArgs;
 use crate::tb::TbDir;
 use clap::ValueEnum;
 use morris_engine::{notation, Color, Position};
@@ -84,12 +84,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         time: Some(Duration::try_from_secs_f64(args.time).unwrap_or(Duration::MAX)),
         ..Limits::default()
     };
-    let variant = args.position.variant;
+    let rules = args.position.rules()?;
     outln!(
         "{} game; you play {human}. Type a move, 'moves', 'undo' or 'quit'.",
-        match variant {
-            VariantArg::Standard => "Standard",
-            VariantArg::NoFlying => "No-flying",
+        match rules.variant() {
+            Some(morris_engine::Variant::Standard) => "Standard".to_string(),
+            Some(morris_engine::Variant::NoFlying) => "No-flying".to_string(),
+            None => format!("House-rules ({rules})"),
         }
     );
     let stdin = std::io::stdin();

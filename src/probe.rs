@@ -47,6 +47,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     // The game's end, not the position's: a threefold repetition in `--moves` ends
     // the game as it does for every other command, whatever the table says.
+    args.position.variant_for_tables("probe")?;
     let game = args.position.game()?;
     if let Some(end) = game.end() {
         if args.json {
@@ -87,7 +88,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             outln!(
                 "{} ({} sector {sector}; distance unknown: only its .wdl file is in {})",
                 describe::value(v.into()),
-                pos.variant(),
+                pos.rules(),
                 dir.display()
             );
             let keeping = keeping_moves(&tb, &pos, v.wdl())?;
@@ -106,13 +107,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 Some(c) => outln!(
                     "{} ({} sector {sector}), {}",
                     describe::value(v.into()),
-                    pos.variant(),
+                    pos.rules(),
                     describe::class(c)
                 ),
                 None => outln!(
                     "{} ({} sector {sector})",
                     describe::value(v.into()),
-                    pos.variant()
+                    pos.rules()
                 ),
             }
             if class.is_some() {
@@ -132,9 +133,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         None => outln!(
             "not covered: {} sector {sector} is not in {} (run `morris generate --variant {} {generate}`)",
-            pos.variant(),
+            pos.rules(),
             dir.display(),
-            pos.variant()
+            pos.rules()
         ),
     }
     Ok(())

@@ -42,8 +42,9 @@ pub struct Report {
     pub position: String,
     /// The same position as Sanmill writes it.
     pub sanmill: String,
-    /// `standard` or `no-flying`.
-    pub variant: &'static str,
+    /// `standard` or `no-flying`, or the spec of a house rule
+    /// (`standard,captures=per-mill`).
+    pub variant: String,
     /// `white` or `black`.
     pub side_to_move: &'static str,
     /// White's pieces, hand and phase.
@@ -398,7 +399,7 @@ impl Report {
         Report {
             position: pos.to_string(),
             sanmill: notation::setup_to_sanmill(&pos.to_setup()),
-            variant: pos.variant().name(),
+            variant: pos.rules().to_string(),
             side_to_move: pos.side_to_move().name(),
             white: side(pos, Color::White),
             black: side(pos, Color::Black),
@@ -568,8 +569,8 @@ impl SummaryJson {
 pub struct ReviewJson {
     /// The position the game starts from.
     pub start: String,
-    /// `standard` or `no-flying`.
-    pub variant: &'static str,
+    /// `standard` or `no-flying`, or the spec of a house rule.
+    pub variant: String,
     /// Every ply, in order.
     pub plies: Vec<PlyJson>,
     /// White's summary.
@@ -604,7 +605,7 @@ impl ReviewJson {
             .collect();
         ReviewJson {
             start: start.to_string(),
-            variant: start.variant().name(),
+            variant: start.rules().to_string(),
             plies,
             white: SummaryJson::of(r.summary(Color::White)),
             black: SummaryJson::of(r.summary(Color::Black)),

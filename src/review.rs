@@ -53,6 +53,7 @@ fn words(o: &Outcome) -> String {
 /// # Errors
 /// A bad position or move list, or a damaged tablebase file.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    args.position.variant_for_tables("review")?;
     let game = args.position.game()?;
     if game.moves().is_empty() {
         return Err(crate::args::InputError(
@@ -73,7 +74,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     outln!(
         "review of {} plies from {start} ({})",
         r.plies.len(),
-        start.variant()
+        start.rules()
     );
     for (i, p) in r.plies.iter().enumerate() {
         let who = p.before.side_to_move();

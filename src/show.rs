@@ -32,7 +32,7 @@ fn describe(pos: &Position, end: Option<GameEnd>) -> String {
         "sanmill:  {}\n",
         notation::setup_to_sanmill(&setup)
     ));
-    out.push_str(&format!("variant:  {}\n", pos.variant()));
+    out.push_str(&format!("variant:  {}\n", pos.rules()));
     for c in Color::ALL {
         let phase = pos.phase(c);
         out.push_str(&format!(

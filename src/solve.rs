@@ -68,7 +68,7 @@ pub fn report(
     best_moves: &[morris_engine::Move],
     class: Option<&ClassInfo>,
 ) {
-    outln!("position:  {pos} ({})", pos.variant());
+    outln!("position:  {pos} ({})", pos.rules());
     match (r.provenance, r.value) {
         (Provenance::Terminal, _) => {
             if let Some(end) = pos.end() {
@@ -131,10 +131,11 @@ pub fn report(
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = args.search.limits()?;
     let dir = args.tb.path();
-    let variant = Variant::from(args.position.variant);
+    let rules = args.position.rules()?;
     let game = if args.position.is_default() {
-        let pos = notation::parse_position(DEFAULT_POSITION, variant)?;
-        if let Some(sector) = Tablebase::sector_of(&pos) {
+        let pos = notation::parse_position(DEFAULT_POSITION, rules)?;
+        // Tables exist for the classic games; under a house rule the search alone.
+        if let (Some(variant), Some(sector)) = (rules.variant(), Tablebase::sector_of(&pos)) {
             ensure_sectors(&dir, variant, sector)?;
         }
         Game::new(pos)
@@ -150,7 +151,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Some(end) = game.end().filter(|e| e.reason() == EndReason::Threefold) {
-        outln!("position:  {pos} ({})", pos.variant());
+        outln!("position:  {pos} ({})", pos.rules());
         outln!("value:     game over: {end}");
         return Ok(());
     }

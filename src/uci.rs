@@ -695,9 +695,7 @@ fn owed_capture(
 /// A move as protocol tokens: the move, then its capture as a token of its own.
 fn tokens(m: Move) -> Vec<String> {
     let mut t = vec![m.without_capture().to_string()];
-    if let Some(c) = m.capture() {
-        t.push(format!("x{c}"));
-    }
+    t.extend(m.captures().map(|c| format!("x{c}")));
     t
 }
 

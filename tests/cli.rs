@@ -440,7 +440,33 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (
         &["show", "--fen", ".../.../.../....../.../.../... w 10 9"],
-        "'10'",
+        "10 in hand: at most 9",
+    ),
+    (
+        &["show", "--fen", ".../.../.../....../.../.../... w 13 9"],
+        "'13'",
+    ),
+    (
+        &[
+            "show",
+            "--rules",
+            "standard,pieces=6",
+            "--fen",
+            ".../.../.../....../.../.../... w 7 6",
+        ],
+        "7 in hand: at most 6",
+    ),
+    (
+        &["show", "--rules", "standard,captures=all"],
+        "one or per-mill",
+    ),
+    (
+        &["probe", "--rules", "standard,protection=none"],
+        "tablebases exist only",
+    ),
+    (
+        &["show", "--rules", "standard", "--variant", "no-flying"],
+        "cannot be used with",
     ),
     (
         &["show", "--fen", ".../.../.../....../.../.../... w -1 9"],
@@ -518,7 +544,7 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (
         &["show", "--fen", "********/********/******** w p p 0 10 0 9"],
-        "'10'",
+        "10 in hand: at most 9",
     ),
     (
         &["show", "--fen", "********/********/******** w p p 0 9 0"],
@@ -725,4 +751,78 @@ fn help_summaries_are_one_line_each() {
     for line in commands {
         assert!(line.len() <= 100, "a summary longer than a line: {line}");
     }
+}
+
+// ---------------------------------------------------------------- house rules
+
+#[test]
+fn house_rules_change_the_moves_and_the_start() {
+    let fen = "WW./B.B/.../.....W/.../B../..W w 5 6";
+    let closing = |rules: &str| -> Vec<String> {
+        let out = ok(&["moves", "--rules", rules, "--fen", fen]);
+        let mut v: Vec<String> = out
+            .lines()
+            .filter(|m| m.starts_with("g7"))
+            .map(String::from)
+            .collect();
+        v.sort();
+        v
+    };
+    // g7 closes a7-d7-g7 and g1-g4-g7: one capture, or two under captures=per-mill.
+    assert_eq!(closing("standard"), ["g7xb2", "g7xb6", "g7xf6"]);
+    assert_eq!(
+        closing("standard,captures=per-mill"),
+        ["g7xb6xb2", "g7xb6xf6", "g7xf6xb2"]
+    );
+    // Two captures played from a move list, as one move or as tokens of their own.
+    for moves in ["g7xb2xb6", "g7 xb6 xb2"] {
+        let out = ok(&[
+            "show",
+            "--rules",
+            "standard,captures=per-mill",
+            "--fen",
+            fen,
+            "--moves",
+            moves,
+        ]);
+        assert_eq!(
+            field(&out, "position:"),
+            "WWW/..B/.../.....W/.../.../..W b 4 6",
+            "{moves}"
+        );
+    }
+    bad(
+        &[
+            "moves",
+            "--rules",
+            "standard,captures=per-mill",
+            "--fen",
+            fen,
+            "--moves",
+            "g7xb2",
+        ],
+        "two pieces",
+    );
+    // Pieces a side: the start's hands, and the rule spec as the variant line.
+    let out = ok(&["show", "--rules", "no-flying,pieces=6"]);
+    assert_eq!(
+        field(&out, "position:"),
+        ".../.../.../....../.../.../... w 6 6"
+    );
+    assert_eq!(field(&out, "variant:"), "no-flying,pieces=6");
+    // protection=none: a piece in a mill may go although others stand outside.
+    let fen = "BBB/.../.../.WW.../.../.../..B w 1 0".to_string();
+    let out = ok(&[
+        "moves",
+        "--rules",
+        "standard,protection=none",
+        "--fen",
+        &fen,
+    ]);
+    assert!(out.lines().any(|m| m == "a4xa7"), "{out}");
+    let out = ok(&["moves", "--fen", &fen]);
+    assert!(
+        !out.lines().any(|m| m == "a4xa7") && out.lines().any(|m| m == "a4xg1"),
+        "{out}"
+    );
 }

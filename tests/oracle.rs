@@ -5,12 +5,13 @@
 //! geometry of the 7x7 grid, keeps a position as an array of cells, two hands and the
 //! side to move, and applies every rule by brute force. It talks to the engine only
 //! through the public text formats: the position string and the move strings (`d6`,
-//! `a1-a4`, `d6xg7`, `a1-a4xg7`).
+//! `a1-a4`, `d6xg7`, `a1-a4xg7`, `d6xa1xg7`), and the rule spec of the house rules
+//! (`standard,captures=per-mill`), whose switches it applies by brute force too.
 
 mod common;
 
 use common::Rng;
-use morris_engine::{notation, perft, Color, EndReason, Outcome, Position, Variant};
+use morris_engine::{notation, perft, Color, EndReason, Outcome, Position, Rules, Variant};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
@@ -116,6 +117,11 @@ struct Naive {
     hand: [u8; 2],
     side: usize,
     flying: bool,
+    /// House rules: pieces a side, a second capture for a second mill, and the
+    /// protection of pieces in mills (0 standard, 1 none, 2 full).
+    pieces: u8,
+    per_mill: bool,
+    protection: u8,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -123,6 +129,15 @@ struct NMove {
     from: Option<usize>,
     to: usize,
     take: Option<usize>,
+    take2: Option<usize>,
+}
+
+/// A move string with its captures in alphabetical order, so that two captures
+/// compare whatever order each side wrote them in.
+fn norm(text: &str) -> String {
+    let mut parts: Vec<&str> = text.split('x').collect();
+    parts[1..].sort_unstable();
+    parts.join("x")
 }
 
 impl NMove {
@@ -134,11 +149,11 @@ impl NMove {
             s.push('-');
         }
         s.push_str(&b.names[self.to]);
-        if let Some(t) = self.take {
+        for t in [self.take, self.take2].into_iter().flatten() {
             s.push('x');
             s.push_str(&b.names[t]);
         }
-        s
+        norm(&s)
     }
 }
 
@@ -165,7 +180,28 @@ impl Naive {
             hand: hands,
             side: if side == 'w' { WHITE } else { BLACK },
             flying: v == Variant::Standard,
+            pieces: 9,
+            per_mill: false,
+            protection: 0,
         }
+    }
+
+    /// The same position under house rules.
+    fn house(mut self, pieces: u8, flying: bool, per_mill: bool, protection: u8) -> Naive {
+        (self.pieces, self.flying, self.per_mill, self.protection) =
+            (pieces, flying, per_mill, protection);
+        self
+    }
+
+    /// The rule spec, written here from the switches.
+    fn spec(&self) -> String {
+        format!(
+            "{},pieces={},captures={},protection={}",
+            if self.flying { "standard" } else { "no-flying" },
+            self.pieces,
+            if self.per_mill { "per-mill" } else { "one" },
+            ["standard", "none", "full"][usize::from(self.protection)]
+        )
     }
 
     /// The engine's position string, written from the naive state.
@@ -206,19 +242,15 @@ impl Naive {
             hand: [parts[2].parse().unwrap(), parts[3].parse().unwrap()],
             side: if parts[1] == "w" { WHITE } else { BLACK },
             flying: v == Variant::Standard,
-        }
-    }
-
-    fn variant(&self) -> Variant {
-        if self.flying {
-            Variant::Standard
-        } else {
-            Variant::NoFlying
+            pieces: 9,
+            per_mill: false,
+            protection: 0,
         }
     }
 
     fn engine(&self) -> Position {
-        notation::parse_position(&self.fen(), self.variant())
+        let rules = Rules::parse(&self.spec()).expect("a rule spec");
+        notation::parse_position(&self.fen(), rules)
             .unwrap_or_else(|e| panic!("engine refuses {}: {e}", self.fen()))
     }
 
@@ -266,13 +298,6 @@ impl Naive {
                 }
             }
         }
-        let theirs = self.on_board(opp);
-        let free: Vec<usize> = theirs
-            .iter()
-            .copied()
-            .filter(|&p| !Naive::in_mill(&self.cells, p, opp))
-            .collect();
-        let takeable = if free.is_empty() { theirs } else { free };
         let mut out = Vec::new();
         for (from, to) in steps {
             let mut cells = self.cells;
@@ -280,23 +305,66 @@ impl Naive {
                 cells[f] = EMPTY;
             }
             cells[to] = me as u8 + 1;
-            if Naive::in_mill(&cells, to, me) && !takeable.is_empty() {
-                for &t in &takeable {
-                    out.push(NMove {
-                        from,
-                        to,
-                        take: Some(t),
-                    });
+            let takeable = self.takeable(&cells, opp);
+            let mills = b
+                .mills
+                .iter()
+                .filter(|m| m.contains(&to) && m.iter().all(|&q| cells[q] == me as u8 + 1))
+                .count();
+            let quiet = NMove {
+                from,
+                to,
+                take: None,
+                take2: None,
+            };
+            if mills == 0 || takeable.is_empty() {
+                out.push(quiet);
+                continue;
+            }
+            for &t in &takeable {
+                let once = NMove {
+                    take: Some(t),
+                    ..quiet
+                };
+                if !(self.per_mill && mills == 2) {
+                    out.push(once);
+                    continue;
                 }
-            } else {
-                out.push(NMove {
-                    from,
-                    to,
-                    take: None,
-                });
+                // A second capture, under the protection rule as it stands after the
+                // first; none when the opponent has nothing left to take.
+                let mut after = cells;
+                after[t] = EMPTY;
+                let second = self.takeable(&after, opp);
+                if second.is_empty() {
+                    out.push(once);
+                }
+                for &u in &second {
+                    let twice = NMove {
+                        take2: Some(u),
+                        ..once
+                    };
+                    if !out.iter().any(|m| m.text() == twice.text()) {
+                        out.push(twice);
+                    }
+                }
             }
         }
         out
+    }
+
+    /// The pieces of `color` a mill may take in `cells` under the protection rule.
+    fn takeable(&self, cells: &[u8; 24], color: usize) -> Vec<usize> {
+        let theirs: Vec<usize> = (0..24).filter(|&i| cells[i] == color as u8 + 1).collect();
+        let free: Vec<usize> = theirs
+            .iter()
+            .copied()
+            .filter(|&p| !Naive::in_mill(cells, p, color))
+            .collect();
+        match self.protection {
+            0 if free.is_empty() => theirs,
+            0 | 2 => free,
+            _ => theirs,
+        }
     }
 
     /// The end of the game by rules 1 and 2. When both players are reduced (a set-up
@@ -333,7 +401,7 @@ impl Naive {
         }
         assert_eq!(next.cells[m.to], EMPTY);
         next.cells[m.to] = me as u8 + 1;
-        if let Some(t) = m.take {
+        for t in [m.take, m.take2].into_iter().flatten() {
             assert_eq!(next.cells[t], (1 - me) as u8 + 1);
             next.cells[t] = EMPTY;
         }
@@ -374,7 +442,7 @@ fn compare_node(naive: &Naive, pos: &Position) -> Vec<NMove> {
     let ours_set: BTreeSet<String> = ours.iter().map(NMove::text).collect();
     assert_eq!(ours_set.len(), ours.len(), "oracle duplicates in {fen}");
     let list = pos.legal_moves();
-    let theirs: BTreeSet<String> = list.iter().map(|m| m.to_string()).collect();
+    let theirs: BTreeSet<String> = list.iter().map(|m| norm(&m.to_string())).collect();
     assert_eq!(
         theirs.len(),
         list.len(),
@@ -385,7 +453,7 @@ fn compare_node(naive: &Naive, pos: &Position) -> Vec<NMove> {
         let extra: Vec<_> = theirs.difference(&ours_set).collect();
         panic!(
             "move sets differ in {fen} ({}): engine lacks {missing:?}, engine adds {extra:?}",
-            naive.variant()
+            naive.spec()
         );
     }
     assert_eq!(pos.count_legal_moves(), ours.len() as u64, "count in {fen}");
@@ -835,6 +903,9 @@ fn random_set_up_positions_agree_with_the_oracle() {
             hand,
             side,
             flying: v == Variant::Standard,
+            pieces: 9,
+            per_mill: false,
+            protection: 0,
         };
         let pos = naive.engine();
         assert_eq!(Naive::from_fen(&pos.to_string(), v), naive);
@@ -857,4 +928,196 @@ fn random_set_up_positions_agree_with_the_oracle() {
         "{two_pieces} reduced, {blocked} blocked, {captures} with captures, {flights} flying"
     );
     assert!(two_pieces > 100 && blocked > 0 && captures > 100 && flights > 100);
+}
+
+// ---------------------------------------------------------------------------------
+// House rules
+// ---------------------------------------------------------------------------------
+
+/// Every house rule the oracle knows: pieces 3 to 12, flying or not, one capture or one
+/// per mill, the three protection rules.
+fn house_rules() -> Vec<(u8, bool, bool, u8)> {
+    let mut all = Vec::new();
+    for pieces in 3..=12 {
+        for flying in [true, false] {
+            for per_mill in [false, true] {
+                for protection in 0..3 {
+                    all.push((pieces, flying, per_mill, protection));
+                }
+            }
+        }
+    }
+    all
+}
+
+/// What a position's moves exercise of the house rules: moves taking two pieces,
+/// mills whose capture is forfeited (every opponent piece in a mill, `protection=full`),
+/// and captures of a piece standing in a mill while others do not (`protection=none`).
+#[derive(Default, Debug)]
+struct Seen {
+    double: usize,
+    forfeited: usize,
+    in_mill_taken: usize,
+}
+
+impl Seen {
+    fn note(&mut self, naive: &Naive, moves: &[NMove]) {
+        let opp = 1 - naive.side;
+        let theirs = naive.on_board(opp);
+        let free = theirs
+            .iter()
+            .filter(|&&p| !Naive::in_mill(&naive.cells, p, opp))
+            .count();
+        for m in moves {
+            self.double += usize::from(m.take2.is_some());
+            if let Some(t) = m.take {
+                self.in_mill_taken += usize::from(free > 0 && Naive::in_mill(&naive.cells, t, opp));
+            } else if !theirs.is_empty() {
+                let mut cells = naive.cells;
+                if let Some(f) = m.from {
+                    cells[f] = EMPTY;
+                }
+                cells[m.to] = naive.side as u8 + 1;
+                self.forfeited += usize::from(Naive::in_mill(&cells, m.to, naive.side));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_house_rule_plays_random_games_as_the_oracle_does() {
+    let mut rng = Rng::new(0x5eed_0004);
+    let mut seen = Seen::default();
+    for (pieces, flying, per_mill, protection) in house_rules() {
+        let start = Naive::from_lists("", "", 'w', [pieces; 2], Variant::Standard)
+            .house(pieces, flying, per_mill, protection);
+        assert_eq!(
+            start.engine(),
+            Position::start(Rules::parse(&start.spec()).unwrap()),
+            "{}",
+            start.spec()
+        );
+        for _ in 0..6 {
+            let mut naive = start.clone();
+            let mut pos = start.engine();
+            for _ in 0..250 {
+                let moves = compare_node(&naive, &pos);
+                seen.note(&naive, &moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[rng.below(moves.len())];
+                let em = notation::parse_move(&m.text()).unwrap();
+                pos = pos.play(em).unwrap_or_else(|e| {
+                    panic!("{} refused in {pos} ({}): {e}", m.text(), naive.spec())
+                });
+                naive = naive.play(m);
+            }
+        }
+    }
+    eprintln!("{seen:?}");
+    assert!(seen.double > 100, "{seen:?}");
+    assert!(seen.forfeited > 10, "{seen:?}");
+    assert!(seen.in_mill_taken > 100, "{seen:?}");
+}
+
+/// Set-up positions with crowded boards, where two mills at once, forfeits and
+/// captures from mills are common, under every house rule.
+#[test]
+fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
+    let mut rng = Rng::new(0x5eed_0005);
+    let mut seen = Seen::default();
+    for (round, (pieces, flying, per_mill, protection)) in
+        house_rules().into_iter().cycle().take(12_000).enumerate()
+    {
+        let side = rng.below(2);
+        let mut cells = [EMPTY; 24];
+        let mut hand = [0u8; 2];
+        if round % 4 == 3 {
+            // The opponent's pieces in whole mills only: a capture is forfeited under
+            // protection=full, and may take from a mill under the other rules.
+            for _ in 0..1 + rng.below(2) {
+                let m = board().mills[rng.below(16)];
+                let theirs = cells.iter().filter(|&&c| c != EMPTY).count();
+                if m.iter().all(|&p| cells[p] == EMPTY) && theirs + 3 <= usize::from(pieces) {
+                    m.iter().for_each(|&p| cells[p] = (1 - side) as u8 + 1);
+                }
+            }
+        }
+        for color in [WHITE, BLACK] {
+            let most = usize::from(pieces).min(12);
+            let mut on_board = rng.below(most + 1);
+            if round % 4 == 3 && color != side {
+                on_board = 0;
+            }
+            let on_board =
+                on_board.min(most - cells.iter().filter(|&&c| c == color as u8 + 1).count());
+            let already = cells.iter().filter(|&&c| c == color as u8 + 1).count();
+            hand[color] = if round % 2 == 0 {
+                0
+            } else {
+                rng.below(most - on_board - already + 1) as u8
+            };
+            let mut placed = 0;
+            while placed < on_board && cells.iter().any(|&c| c == EMPTY) {
+                let p = rng.below(24);
+                if cells[p] == EMPTY {
+                    cells[p] = color as u8 + 1;
+                    placed += 1;
+                }
+            }
+        }
+        let naive = Naive {
+            cells,
+            hand,
+            side,
+            flying,
+            pieces,
+            per_mill,
+            protection,
+        };
+        let pos = naive.engine();
+        let moves = compare_node(&naive, &pos);
+        seen.note(&naive, &moves);
+        for m in moves {
+            let em = notation::parse_move(&m.text()).unwrap();
+            let next = pos.play(em).unwrap();
+            assert_eq!(
+                next.to_string(),
+                naive.play(m).fen(),
+                "{} after {}",
+                naive.fen(),
+                m.text()
+            );
+        }
+    }
+    eprintln!("{seen:?}");
+    assert!(
+        seen.double > 100 && seen.forfeited > 100 && seen.in_mill_taken > 300,
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn house_rule_perft_matches_the_oracle_node_by_node() {
+    for (pieces, flying, per_mill, protection) in [
+        (9, true, true, 0),
+        (9, true, false, 1),
+        (9, false, true, 2),
+        (6, true, true, 1),
+        (12, false, false, 0),
+    ] {
+        let naive = Naive::from_lists("", "", 'w', [pieces; 2], Variant::Standard)
+            .house(pieces, flying, per_mill, protection);
+        let pos = naive.engine();
+        assert_eq!(compare_tree(&naive, &pos, 3), 12144, "{}", naive.spec());
+        for depth in [4, 5] {
+            assert_eq!(
+                perft(&pos, depth),
+                Some(naive.perft(depth)),
+                "{} depth {depth}",
+                naive.spec()
+            );
+        }
+    }
 }

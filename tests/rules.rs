@@ -543,7 +543,8 @@ fn setup_validation_names_the_problem() {
         Err(SetupError::TooManyPieces {
             color: W,
             on_board: 5,
-            in_hand: 5
+            in_hand: 5,
+            most: 9
         })
     );
     let ten_on_board = setup("a1", "a7 d7 g7 b6 d6 f6 c5 d5 e5 g4", W, [0, 0]);
@@ -552,7 +553,8 @@ fn setup_validation_names_the_problem() {
         Err(SetupError::TooManyPieces {
             color: B,
             on_board: 10,
-            in_hand: 0
+            in_hand: 0,
+            most: 9
         })
     );
     // Nine in all is fine, whatever the alternation of a real game would give.
@@ -564,7 +566,8 @@ fn setup_validation_names_the_problem() {
         Err(ParseError::Setup(SetupError::TooManyPieces {
             color: Color::White,
             on_board: 10,
-            in_hand: 0
+            in_hand: 0,
+            ..
         }))
     ));
 }
@@ -672,7 +675,7 @@ proptest! {
                 pieces: [s.apply(setup.pieces[0]), s.apply(setup.pieces[1])],
                 ..setup
             }
-            .position(p.variant())
+            .position(p.rules())
             .unwrap();
             prop_assert_eq!(image.count_legal_moves(), p.count_legal_moves(), "{:?} of {}", s, p);
             prop_assert_eq!(image.end(), p.end());

@@ -65,7 +65,7 @@ fn one_searcher_answers_both_games() {
         let mut searcher = Searcher::new(None, 16).unwrap();
         for pos in order {
             let r = searcher.search(&pos, limits, &[]).unwrap();
-            let want = match pos.variant() {
+            let want = match pos.variant().expect("a classic game") {
                 Variant::Standard => loss_in_2,
                 Variant::NoFlying => win_in_3,
             };
@@ -73,13 +73,13 @@ fn one_searcher_answers_both_games() {
                 r.provenance,
                 Provenance::Proof,
                 "{pos} ({}): {r:?}",
-                pos.variant()
+                pos.rules()
             );
             assert_eq!(
                 r.value,
                 Some(want),
                 "{pos} ({}), order {:?}",
-                pos.variant(),
+                pos.rules(),
                 order.map(|p| p.variant())
             );
         }

@@ -1,7 +1,8 @@
 //! The rules of Nine Men's Morris, exactly as `RULES.md` states them, for the Standard
-//! and the No-flying game: a `u32` bitboard board, const-built connection and mill
-//! tables, the 16 symmetries, legal move generation, the end of the game, threefold
-//! repetition, perft and the text formats.
+//! and the No-flying game, and the house rules of the family as data ([`Rules`]:
+//! pieces a side, flying, captures per mill, protection): a `u32` bitboard board,
+//! const-built connection and mill tables, the 16 symmetries, legal move generation,
+//! the end of the game, threefold repetition, perft and the text formats.
 //!
 //! ```
 //! use morris_engine::{perft, Position, Variant, notation};
@@ -26,6 +27,7 @@ pub mod moves;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod rules;
 pub mod symmetry;
 pub mod tables;
 
@@ -38,4 +40,5 @@ pub use position::{
     mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
     Variant, Wdl, PIECES_PER_PLAYER,
 };
+pub use rules::{Captures, Protection, Rules, RulesError, MAX_PIECES, MIN_PIECES};
 pub use symmetry::{Symmetry, SYMMETRY_COUNT};

@@ -1,7 +1,8 @@
 //! Atomic moves and fixed-capacity move lists.
 //!
 //! A [`Move`] is one whole turn: a placement or a move (slide or flight) from one point
-//! to another, plus the piece it takes when it closes a mill.
+//! to another, plus the piece it takes when it closes a mill (two pieces, under the
+//! house rule `captures=per-mill`, when it closes two mills at once).
 
 use crate::board::Point;
 use crate::symmetry::Symmetry;
@@ -9,12 +10,16 @@ use std::fmt;
 
 const NONE: u8 = u8::MAX;
 
-/// One atomic turn: place on `to`, or move `from`-`to`; then take `capture`, if any.
+/// One atomic turn: place on `to`, or move `from`-`to`; then take `capture`, if any,
+/// and `second`, if any (only under `captures=per-mill`). Invariant: `second` is set
+/// only with `capture`, and is the higher point of the two, so that a move taking
+/// two pieces has one form whatever order they were named in.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Move {
     from: u8,
     to: u8,
     capture: u8,
+    second: u8,
 }
 
 impl Move {
@@ -24,6 +29,7 @@ impl Move {
             from: NONE,
             to: to.index() as u8,
             capture: NONE,
+            second: NONE,
         }
     }
 
@@ -33,13 +39,27 @@ impl Move {
             from: from.index() as u8,
             to: to.index() as u8,
             capture: NONE,
+            second: NONE,
         }
     }
 
-    /// The same move, taking the opponent's piece on `capture`.
+    /// The same move, taking the opponent's piece on `capture` (and nothing else).
     pub const fn with_capture(self, capture: Point) -> Move {
         Move {
             capture: capture.index() as u8,
+            second: NONE,
+            ..self
+        }
+    }
+
+    /// The same move, taking the two opponent pieces on `a` and `b` (a move closing
+    /// two mills under `captures=per-mill`), in either order.
+    pub const fn with_captures(self, a: Point, b: Point) -> Move {
+        let (a, b) = (a.index() as u8, b.index() as u8);
+        let (low, high) = if a < b { (a, b) } else { (b, a) };
+        Move {
+            capture: low,
+            second: high,
             ..self
         }
     }
@@ -48,6 +68,7 @@ impl Move {
     pub const fn without_capture(self) -> Move {
         Move {
             capture: NONE,
+            second: NONE,
             ..self
         }
     }
@@ -67,6 +88,19 @@ impl Move {
         Point::new(self.capture as usize)
     }
 
+    /// The second piece taken, by a move closing two mills under
+    /// `captures=per-mill`.
+    pub const fn second_capture(self) -> Option<Point> {
+        Point::new(self.second as usize)
+    }
+
+    /// The pieces taken: none, one or two.
+    pub fn captures(self) -> impl Iterator<Item = Point> {
+        [self.capture(), self.second_capture()]
+            .into_iter()
+            .flatten()
+    }
+
     /// Whether the move places a piece from the hand.
     pub const fn is_placement(self) -> bool {
         self.from == NONE
@@ -78,22 +112,28 @@ impl Move {
             Some(p) => sym.apply_point(p).index() as u8,
             None => NONE,
         };
-        Move {
+        let m = Move {
             from: map(self.from),
             to: map(self.to),
             capture: map(self.capture),
+            second: NONE,
+        };
+        match (m.capture(), self.second_capture()) {
+            (Some(a), Some(b)) => m.with_captures(a, sym.apply_point(b)),
+            _ => m,
         }
     }
 }
 
 impl fmt::Display for Move {
-    /// Canonical notation: `d6`, `a1-a4`, `d6xg7`, `a1-a4xg7`.
+    /// Canonical notation: `d6`, `a1-a4`, `d6xg7`, `a1-a4xg7`; two captures `d6xa1xg7`
+    /// (in the order of the point numbering of [`crate::board`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(from) = self.from() {
             write!(f, "{from}-")?;
         }
         write!(f, "{}", self.to())?;
-        if let Some(c) = self.capture() {
+        for c in self.captures() {
             write!(f, "x{c}")?;
         }
         Ok(())
@@ -111,7 +151,15 @@ impl fmt::Debug for Move {
 /// empty points (placements) or from one of 3 pieces to one of at most 21 empty points
 /// (flights, of which at most 3 close a mill since two points share at most one line),
 /// and each capture choice multiplies one move by at most 9 opponent pieces:
-/// slides 32 * 9 = 288 bound the rest.
+/// slides 32 * 9 = 288 bound the rest. The house rules keep the bound: with
+/// `protection=none` a capture still chooses among at most 9 pieces, and under
+/// `captures=per-mill` only a placement can close two mills (a slide leaves one of
+/// the lines through its target, as every connection lies on a line, and a flight
+/// leaves two pieces for the four partners two mills need); a line that a placement
+/// completes has two of the mover's at most 8 pieces and its one empty point, and
+/// each piece lies on two lines, so at most 8 such lines serve the placements: at
+/// most 4 points closing two mills (36 pairs of captures each) beside the other at
+/// most 24 placements, 24 + 4 * 35 = 164.
 pub const MAX_MOVES: usize = 288;
 
 /// A list of legal moves with fixed capacity, kept on the stack.
@@ -129,6 +177,7 @@ impl MoveList {
                 from: NONE,
                 to: 0,
                 capture: NONE,
+                second: NONE,
             }; MAX_MOVES],
             len: 0,
         }

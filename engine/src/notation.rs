@@ -2,7 +2,7 @@
 //!
 //! - Points `a1`..`g7`, any letter case.
 //! - Moves `d6` (place), `a1-a4` (slide or fly), a capture appended as `xg7`:
-//!   `d6xg7`, `a1-a4xg7`. In a move list a capture may also stand as its own token
+//!   `d6xg7`, `a1-a4xg7` (two under `captures=per-mill`: `d6xa1xg7`). In a move list a capture may also stand as its own token
 //!   after its move (`d6 xg7`), as some programs write it.
 //! - Our position string: the points rank by rank from the top (rank 7 to rank 1, each
 //!   left to right, ranks separated by `/`), `W` white, `B` black, `.` empty; then the
@@ -17,7 +17,8 @@
 use crate::board::{Bitboard, Point};
 use crate::game::Game;
 use crate::moves::Move;
-use crate::position::{Color, IllegalMove, Position, Setup, SetupError, Variant};
+use crate::position::{Color, IllegalMove, Position, Setup, SetupError};
+use crate::rules::Rules;
 use std::fmt;
 use thiserror::Error;
 
@@ -80,11 +81,14 @@ pub fn parse_move(s: &str) -> Result<Move, ParseError> {
     };
     let point = |t: &str| parse_point(t).map_err(|_| bad(&format!("'{t}' is not a point")));
     let lower = s.to_ascii_lowercase();
-    let (body, capture) = match lower.split_once('x') {
-        Some(("", _)) => return Err(bad("no destination before the capture")),
-        Some((body, c)) => (body, Some(point(c)?)),
-        None => (lower.as_str(), None),
-    };
+    let mut parts = lower.split('x');
+    let body = parts.next().unwrap_or("");
+    let captures = parts
+        .map(point)
+        .collect::<Result<Vec<Point>, ParseError>>()?;
+    if body.is_empty() && !captures.is_empty() {
+        return Err(bad("no destination before the capture"));
+    }
     if body.is_empty() {
         return Err(bad("empty move"));
     }
@@ -98,10 +102,15 @@ pub fn parse_move(s: &str) -> Result<Move, ParseError> {
         }
         None => Move::place(point(body)?),
     };
-    Ok(match capture {
-        Some(c) if c == m.to() => return Err(bad("a piece cannot take its own point")),
-        Some(c) => m.with_capture(c),
-        None => m,
+    if captures.contains(&m.to()) {
+        return Err(bad("a piece cannot take its own point"));
+    }
+    Ok(match captures[..] {
+        [] => m,
+        [c] => m.with_capture(c),
+        [a, b] if a == b => return Err(bad("the same piece taken twice")),
+        [a, b] => m.with_captures(a, b),
+        _ => return Err(bad("a move takes at most two pieces")),
     })
 }
 
@@ -131,7 +140,12 @@ pub fn parse_moves(start: &Position, text: &str) -> Result<Vec<(Move, Position)>
 /// repetition.
 pub fn parse_game(start: &Position, text: &str) -> Result<Game, ParseError> {
     let mut game = Game::new(*start);
-    for (number, token) in move_tokens(text).iter().enumerate() {
+    let most = if start.rules().captures() == crate::rules::Captures::PerMill {
+        2
+    } else {
+        1
+    };
+    for (number, token) in move_tokens(text, most).iter().enumerate() {
         let m = parse_move(token)?;
         game.play(m).map_err(|reason| ParseError::Illegal {
             token: token.clone(),
@@ -142,8 +156,9 @@ pub fn parse_game(start: &Position, text: &str) -> Result<Game, ParseError> {
     Ok(game)
 }
 
-/// The move tokens of a list, a separate capture token joined to its move.
-fn move_tokens(text: &str) -> Vec<String> {
+/// The move tokens of a list, a separate capture token joined to its move (up to `most`
+/// captures a move).
+fn move_tokens(text: &str, most: usize) -> Vec<String> {
     let mut tokens: Vec<String> = Vec::new();
     for t in text
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -153,7 +168,7 @@ fn move_tokens(text: &str) -> Vec<String> {
             Some(prev)
                 if t.len() > 1
                     && t.as_bytes()[0].eq_ignore_ascii_case(&b'x')
-                    && !prev.contains(['x', 'X']) =>
+                    && prev.matches(['x', 'X']).count() < most =>
             {
                 prev.push_str(t)
             }
@@ -245,10 +260,17 @@ fn parse_side(token: Option<&str>) -> Result<Color, ParseError> {
 
 fn parse_count(token: Option<&str>, what: &str) -> Result<u8, ParseError> {
     let t = token.ok_or_else(|| position_error(format!("{what} is missing")))?;
+    // Up to the most pieces a rule set gives a side; the rules then check the count.
     Some(t)
-        .filter(|t| t.len() == 1 && t.as_bytes()[0].is_ascii_digit())
+        .filter(|t| (1..=2).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse::<u8>().ok())
-        .ok_or_else(|| position_error(format!("{what} '{t}' is not a number from 0 to 9")))
+        .filter(|&n| n <= crate::rules::MAX_PIECES)
+        .ok_or_else(|| {
+            position_error(format!(
+                "{what} '{t}' is not a number from 0 to {}",
+                crate::rules::MAX_PIECES
+            ))
+        })
 }
 
 /// Parse our position string.
@@ -415,8 +437,8 @@ pub fn parse_any_setup(text: &str) -> Result<Setup, ParseError> {
 ///
 /// # Errors
 /// [`ParseError`] naming the bad part, or [`ParseError::Setup`] for an invalid position.
-pub fn parse_position(text: &str, variant: Variant) -> Result<Position, ParseError> {
-    Ok(parse_any_setup(text)?.position(variant)?)
+pub fn parse_position(text: &str, rules: impl Into<Rules>) -> Result<Position, ParseError> {
+    Ok(parse_any_setup(text)?.position(rules)?)
 }
 
 impl fmt::Display for Setup {
@@ -477,6 +499,7 @@ pub fn diagram(setup: &Setup) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Variant;
 
     #[test]
     fn start_strings() {
@@ -513,11 +536,30 @@ mod tests {
             Move::shift(p("a1"), p("a4")).with_capture(p("g7"))
         );
         for bad in [
-            "", "d4", "a1-", "-a4", "a1-a1", "x", "xg7", "d6x", "d6xd6", "a1--a4", "a1-a4-a7",
-            "d6xg7xa1",
+            "",
+            "d4",
+            "a1-",
+            "-a4",
+            "a1-a1",
+            "x",
+            "xg7",
+            "d6x",
+            "d6xd6",
+            "a1--a4",
+            "a1-a4-a7",
+            "d6xg7xg7",
+            "d6xa1xd6",
+            "d6xa1xb2xc3",
+            "d6xa1x",
         ] {
             assert!(parse_move(bad).is_err(), "{bad}");
         }
+        // Two captures (captures=per-mill), in either order, one move.
+        let two = Move::place(p("d6")).with_captures(p("g7"), p("a1"));
+        assert_eq!(parse_move("d6xg7xa1").unwrap(), two);
+        assert_eq!(parse_move("d6xa1xg7").unwrap(), two);
+        assert_eq!(two.captures().count(), 2);
+        assert_eq!(parse_move(&two.to_string()).unwrap(), two);
     }
 
     #[test]

@@ -1,21 +1,22 @@
 //! Colours, variants, positions and the rules of a turn.
 //!
 //! A [`Setup`] is an unvalidated position with public fields; [`Position`] is a
-//! validated one: no point is taken twice and each colour has at most nine pieces on
-//! the board plus in hand. Every `Position` carries its [`Variant`], so move generation
-//! cannot mix the rules of the two games. The end of the game is decided exactly as
+//! validated one: no point is taken twice and each colour has at most its rules'
+//! pieces on the board plus in hand. Every `Position` carries its [`Rules`], so move
+//! generation cannot mix the rules of two games. The end of the game is decided exactly as
 //! RULES.md orders it: first a player with an empty hand and at most two pieces loses,
 //! then a side to move without a legal move loses. Threefold repetition needs the
 //! history and lives in [`crate::Game`].
 
 use crate::board::{Bitboard, Point};
 use crate::moves::{Move, MoveList};
+use crate::rules::{Captures, Protection, Rules};
 use crate::symmetry::Symmetry;
-use crate::tables::{closes_mill, in_mills, ADJACENT};
+use crate::tables::{closes_mill, in_mills, ADJACENT, MILL_PARTNERS};
 use std::fmt;
 use thiserror::Error;
 
-/// Pieces each player starts with.
+/// Pieces each player starts with in the two classic games.
 pub const PIECES_PER_PLAYER: u8 = 9;
 
 /// A player. White moves first.
@@ -300,12 +301,12 @@ impl Setup {
         side_to_move: Color::White,
     };
 
-    /// Validate the setup for a variant.
+    /// Validate the setup for a rule set (or a [`Variant`]).
     ///
     /// # Errors
     /// [`SetupError`] naming the first problem found.
-    pub fn position(&self, variant: Variant) -> Result<Position, SetupError> {
-        Position::from_setup(self, variant)
+    pub fn position(&self, rules: impl Into<Rules>) -> Result<Position, SetupError> {
+        Position::from_setup(self, rules)
     }
 }
 
@@ -315,8 +316,10 @@ pub enum SetupError {
     /// A point holds pieces of both colours.
     #[error("point {0} holds both a white and a black piece")]
     Overlap(Point),
-    /// A colour has more than nine pieces on the board plus in hand.
-    #[error("{color} has {on_board} pieces on the board and {in_hand} in hand: at most {PIECES_PER_PLAYER} in all")]
+    /// A colour has more pieces on the board plus in hand than its rules give it.
+    #[error(
+        "{color} has {on_board} pieces on the board and {in_hand} in hand: at most {most} in all"
+    )]
     TooManyPieces {
         /// The colour.
         color: Color,
@@ -324,6 +327,8 @@ pub enum SetupError {
         on_board: u32,
         /// Pieces in hand.
         in_hand: u32,
+        /// Pieces a side has under the rules.
+        most: u8,
     },
 }
 
@@ -360,26 +365,45 @@ pub enum IllegalMove {
     /// The capture names a piece protected by a mill.
     #[error("{0} stands in a mill and other {1} pieces do not")]
     Protected(Point, Color),
+    /// The capture names a piece in a mill, which `protection=full` never lets a mill
+    /// take.
+    #[error("{0} stands in a mill, and no piece in a mill may be taken under these rules")]
+    FullyProtected(Point),
+    /// Every piece the mill could take stands in a mill: under `protection=full` the
+    /// capture is forfeited and the move is written without one.
+    #[error(
+        "every {0} piece stands in a mill, so the capture is forfeited: write the move without it"
+    )]
+    Forfeited(Color),
+    /// The move closes two mills under `captures=per-mill` and names one capture
+    /// where two can be made.
+    #[error("it closes two mills: say which two pieces it takes, like {0}x<point>x<point>")]
+    MissingSecondCapture(Move),
+    /// Two captures for a move that earns one.
+    #[error("it earns one capture, not two")]
+    ExtraCapture,
 }
 
 /// A validated position: the 24 points, both hands and the side to move, under a
-/// variant's rules.
+/// rule set.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Position {
     pieces: [Bitboard; 2],
     hand: [u8; 2],
     side: Color,
-    variant: Variant,
+    rules: Rules,
 }
 
 impl Position {
-    /// The start of the game for a variant.
-    pub fn start(variant: Variant) -> Position {
+    /// The start of the game for a rule set (or a [`Variant`]): the empty board, every
+    /// piece in hand, White to move.
+    pub fn start(rules: impl Into<Rules>) -> Position {
+        let rules = rules.into();
         Position {
             pieces: Setup::START.pieces,
-            hand: Setup::START.hand,
+            hand: [rules.pieces(); 2],
             side: Color::White,
-            variant,
+            rules,
         }
     }
 
@@ -387,8 +411,9 @@ impl Position {
     ///
     /// # Errors
     /// [`SetupError::Overlap`] when a point holds both colours,
-    /// [`SetupError::TooManyPieces`] when a colour has more than nine pieces.
-    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, SetupError> {
+    /// [`SetupError::TooManyPieces`] when a colour has more pieces than the rules give.
+    pub fn from_setup(setup: &Setup, rules: impl Into<Rules>) -> Result<Position, SetupError> {
+        let rules = rules.into();
         let both = setup.pieces[0] & setup.pieces[1];
         if let Some(p) = both.first() {
             return Err(SetupError::Overlap(p));
@@ -396,11 +421,12 @@ impl Position {
         for color in Color::ALL {
             let on_board = setup.pieces[color.index()].count();
             let in_hand = u32::from(setup.hand[color.index()]);
-            if on_board + in_hand > u32::from(PIECES_PER_PLAYER) {
+            if on_board + in_hand > u32::from(rules.pieces()) {
                 return Err(SetupError::TooManyPieces {
                     color,
                     on_board,
                     in_hand,
+                    most: rules.pieces(),
                 });
             }
         }
@@ -408,7 +434,7 @@ impl Position {
             pieces: setup.pieces,
             hand: setup.hand,
             side: setup.side_to_move,
-            variant,
+            rules,
         })
     }
 
@@ -422,13 +448,28 @@ impl Position {
     }
 
     /// The rules this position is played under.
-    pub const fn variant(&self) -> Variant {
-        self.variant
+    pub const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The classic game this position is played in, if its rules are one of the two
+    /// ([`Rules::variant`]); `None` under a house rule.
+    pub const fn variant(&self) -> Option<Variant> {
+        self.rules.variant()
     }
 
     /// The same position under another variant's rules.
-    pub const fn with_variant(mut self, variant: Variant) -> Position {
-        self.variant = variant;
+    pub const fn with_variant(self, variant: Variant) -> Position {
+        self.with_rules(match variant {
+            Variant::Standard => Rules::STANDARD,
+            Variant::NoFlying => Rules::NO_FLYING,
+        })
+    }
+
+    /// The same position under other rules. The caller keeps the hands within the
+    /// new rules' pieces.
+    pub const fn with_rules(mut self, rules: Rules) -> Position {
+        self.rules = rules;
         self
     }
 
@@ -478,7 +519,7 @@ impl Position {
     pub const fn phase(&self, color: Color) -> Phase {
         if self.hand[color as usize] > 0 {
             Phase::Placing
-        } else if self.variant.flying() && self.pieces[color as usize].count() == 3 {
+        } else if self.rules.flying() && self.pieces[color as usize].count() == 3 {
             Phase::Flying
         } else {
             Phase::Sliding
@@ -487,19 +528,16 @@ impl Position {
 
     /// Whether the side to move flies (moves a piece to any empty point).
     pub const fn flies(&self) -> bool {
-        self.variant.flying() && self.hand[self.side as usize] == 0 && self.us().count() == 3
+        self.rules.flying() && self.hand[self.side as usize] == 0 && self.us().count() == 3
     }
 
     /// The opponent pieces a mill may take: those outside mills, or all of them when
-    /// every one stands in a mill. Empty when the opponent has no piece on the board.
+    /// every one stands in a mill (under `protection=none` every one, under
+    /// `protection=full` only those outside mills). Empty when the opponent has no
+    /// piece on the board, or none it may take.
+    #[inline]
     pub fn capturable(&self) -> Bitboard {
-        let them = self.them();
-        let free = them & !in_mills(them);
-        if free.is_empty() {
-            them
-        } else {
-            free
-        }
+        capturable_of(self.them(), self.rules.protection())
     }
 
     /// How the game has ended in this position, by rules 1 and 2 of RULES.md, if it has.
@@ -551,9 +589,12 @@ impl Position {
         }
         let us = self.us();
         let capturable = self.capturable();
+        let per_mill = self.rules.captures() == Captures::PerMill;
         let emit = |list: &mut MoveList, m: Move, own: Bitboard| {
             if capturable.is_empty() || !closes_mill(own, m.to().index()) {
                 list.push(m);
+            } else if per_mill && mills_closed(own, m.to().index()) == 2 {
+                self.push_double_captures(list, m);
             } else {
                 for c in capturable {
                     list.push(m.with_capture(c));
@@ -575,10 +616,35 @@ impl Position {
         list
     }
 
+    /// The moves taking two pieces for a move `m` that closes two mills under
+    /// `captures=per-mill`: each first capture the rules allow, then each second one
+    /// they allow after it (none when the opponent has none left to take), every set
+    /// of captures once.
+    fn push_double_captures(&self, list: &mut MoveList, m: Move) {
+        let them = self.them();
+        let protection = self.rules.protection();
+        let start = list.len();
+        for first in capturable_of(them, protection) {
+            let second = capturable_of(them ^ first.bit(), protection);
+            if second.is_empty() {
+                list.push(m.with_capture(first));
+            }
+            for c in second {
+                let taken = m.with_captures(first, c);
+                if !list[start..].contains(&taken) {
+                    list.push(taken);
+                }
+            }
+        }
+    }
+
     /// The number of legal moves, without listing them (as `legal_moves().len()`).
     pub fn count_legal_moves(&self) -> u64 {
         if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
             return 0;
+        }
+        if self.rules.captures() == Captures::PerMill {
+            return self.legal_moves().len() as u64;
         }
         let us = self.us();
         let captures = u64::from(self.capturable().count().max(1));
@@ -632,16 +698,69 @@ impl Position {
             }
         };
         let capturable = self.capturable();
-        let mill = closes_mill(own, to.index()) && !capturable.is_empty();
+        let closes = closes_mill(own, to.index());
+        if closes && capturable.is_empty() && !self.them().is_empty() {
+            // Only under protection=full: every piece stands in a mill.
+            return match m.capture() {
+                None => Ok(()),
+                Some(_) => Err(IllegalMove::Forfeited(side.opponent())),
+            };
+        }
+        let mill = closes && !capturable.is_empty();
         match (mill, m.capture()) {
             (true, None) => Err(IllegalMove::MissingCapture(m)),
             (false, Some(c)) => Err(IllegalMove::UnexpectedCapture(c)),
-            (true, Some(c)) if !self.them().contains(c) => {
-                Err(IllegalMove::NothingToTake(c, side.opponent()))
+            (true, Some(_)) => {
+                for c in m.captures() {
+                    if !self.them().contains(c) {
+                        return Err(IllegalMove::NothingToTake(c, side.opponent()));
+                    }
+                }
+                let double = self.rules.captures() == Captures::PerMill
+                    && mills_closed(own, to.index()) == 2;
+                if !double {
+                    return match m.second_capture() {
+                        Some(_) => Err(IllegalMove::ExtraCapture),
+                        None => self.check_capture(m.capture(), capturable),
+                    };
+                }
+                let mut legal = MoveList::new();
+                self.push_double_captures(&mut legal, m.without_capture());
+                if legal.contains(&m) {
+                    return Ok(());
+                }
+                // Say what is wrong: a capture the rules refuse first, a second one
+                // they refuse after it, or one capture where two can be made.
+                let after =
+                    |c: Point| capturable_of(self.them() ^ c.bit(), self.rules.protection());
+                match (m.capture(), m.second_capture()) {
+                    (Some(a), Some(b)) if a == b => {
+                        Err(IllegalMove::NothingToTake(b, side.opponent()))
+                    }
+                    (Some(a), Some(b)) if capturable.contains(a) => {
+                        self.check_capture(Some(b), after(a))
+                    }
+                    (Some(a), Some(b)) if capturable.contains(b) => {
+                        self.check_capture(Some(a), after(b))
+                    }
+                    (Some(a), _) if !capturable.contains(a) => {
+                        self.check_capture(Some(a), capturable)
+                    }
+                    _ => Err(IllegalMove::MissingSecondCapture(m)),
+                }
             }
-            (true, Some(c)) if !capturable.contains(c) => {
-                Err(IllegalMove::Protected(c, side.opponent()))
-            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Why the rules refuse the capture of `c` (an opponent piece) where `capturable`
+    /// are the pieces they allow, if they do.
+    fn check_capture(&self, c: Option<Point>, capturable: Bitboard) -> Result<(), IllegalMove> {
+        match c {
+            Some(c) if !capturable.contains(c) => Err(match self.rules.protection() {
+                Protection::Full => IllegalMove::FullyProtected(c),
+                _ => IllegalMove::Protected(c, self.side.opponent()),
+            }),
             _ => Ok(()),
         }
     }
@@ -681,6 +800,9 @@ impl Position {
         if let Some(c) = m.capture() {
             opp = Bitboard(opp.0 & !c.bit().0);
         }
+        if let Some(c) = m.second_capture() {
+            opp = Bitboard(opp.0 & !c.bit().0);
+        }
         Position {
             pieces: if white { [own, opp] } else { [opp, own] },
             hand: if white {
@@ -689,7 +811,7 @@ impl Position {
                 [opp_hand, own_hand]
             },
             side: self.side.opponent(),
-            variant: self.variant,
+            rules: self.rules,
         }
     }
 
@@ -712,7 +834,7 @@ impl Position {
     }
 
     /// The position with a symmetry of the board applied to both colours' pieces
-    /// (hands, side to move and variant unchanged): the same game, board turned.
+    /// (hands, side to move and rules unchanged): the same game, board turned.
     pub const fn transformed(&self, sym: Symmetry) -> Position {
         let mut out = *self;
         out.pieces = [sym.apply(self.pieces[0]), sym.apply(self.pieces[1])];
@@ -738,6 +860,33 @@ impl Position {
     pub const fn repetition_key(&self) -> u64 {
         self.packed() & !(0xFF << 48)
     }
+}
+
+/// The pieces of `them` a mill may take under a protection rule.
+#[inline]
+fn capturable_of(them: Bitboard, protection: Protection) -> Bitboard {
+    match protection {
+        Protection::Standard => {
+            let free = them & !in_mills(them);
+            if free.is_empty() {
+                them
+            } else {
+                free
+            }
+        }
+        Protection::None => them,
+        Protection::Full => them & !in_mills(them),
+    }
+}
+
+/// The number of mills (0, 1 or 2) a piece arriving at `to` closes with `own` (which
+/// does not include the piece that moves).
+#[inline]
+fn mills_closed(own: Bitboard, to: usize) -> u32 {
+    MILL_PARTNERS[to]
+        .iter()
+        .map(|line| u32::from(own.0 & line.0 == line.0))
+        .sum()
 }
 
 /// A bijective 64-bit mixer (the splitmix64 finaliser): spreads a key's bits over

@@ -186,7 +186,7 @@ fn judge(
                     .map_or("no sector".to_string(), |s| format!("sector {s}"));
                 return Ok(Err(format!(
                     "the tables do not cover the position after {m} ({} {sector})",
-                    pos.variant()
+                    pos.rules()
                 )));
             }
         }

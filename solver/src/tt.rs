@@ -79,11 +79,12 @@ fn decode_move(bits: u64) -> Option<Move> {
 /// search of the empty board meets each class up to 16 times). Afterwards the
 /// position itself: there they are rare and canonicalising costs more.
 ///
-/// The state takes 57 bits ([`Position::packed`]) and the variant the 58th; a
-/// bijective mixer spreads them over the 64 bits, so two different states, or the
-/// same board under the two variants, never share a key.
+/// The state takes 57 bits ([`Position::packed`]) and the rule set the 7 above them
+/// ([`morris_engine::Rules::code`]: 0 and 1 for the classic games, as the variant's
+/// bit was before); a bijective mixer spreads them over the 64 bits, so two different
+/// states, or the same board under two rule sets, never share a key.
 pub fn key(pos: &Position) -> (u64, Symmetry) {
-    let packed = pos.packed() | (pos.variant().index() as u64) << 57;
+    let packed = pos.packed() | u64::from(pos.rules().code()) << 57;
     if !pos.pieces_in_hand() {
         return (mix64(packed), Symmetry::IDENTITY);
     }

@@ -361,7 +361,8 @@ impl Tablebase {
     /// plies it can take, and the file that answered (the raw file of its sector when
     /// present, else the compact `.dtm` file, else the `.wdl` file); `None` when no
     /// loaded sector covers it (hands no game produces, fewer than three pieces with
-    /// both hands empty, or sector missing).
+    /// both hands empty, sector missing, or a house rule: tables exist only for the
+    /// two classic games).
     ///
     /// The board is looked up as it stands: whether the game is already over (a
     /// repetition, a blocked side) is the caller's question.
@@ -371,7 +372,8 @@ impl Tablebase {
     /// payload checksum fails on first use, or the value read contradicts its
     /// header): a damaged file never answers.
     pub fn probe(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
-        let Some(tables) = Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant(), s))
+        let Some(tables) =
+            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant()?, s))
         else {
             return Ok(None);
         };
@@ -395,7 +397,8 @@ impl Tablebase {
     /// A [`FileError`] naming the class file when it is damaged or belongs to other
     /// values, or the value file when it is damaged.
     pub fn class(&self, pos: &Position) -> Result<Option<Class>, FileError> {
-        let Some(tables) = Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant(), s))
+        let Some(tables) =
+            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant()?, s))
         else {
             return Ok(None);
         };
@@ -420,7 +423,7 @@ impl Tablebase {
     /// The stay class of a movement position's sector (see [`crate::classes`]), from
     /// its class file; `None` without a usable one, and for a placement position.
     pub fn stay_class(&self, pos: &Position) -> Option<i8> {
-        self.sector_stay_class(pos.variant(), Tablebase::sector_of(pos)?)
+        self.sector_stay_class(pos.variant()?, Tablebase::sector_of(pos)?)
     }
 
     /// The stay class of a movement sector (for its side to move), from its class

@@ -1,0 +1,427 @@
+//! Rule sets: the house rules of the family as data.
+//!
+//! A [`Rules`] value says how many pieces each side has, whether three pieces with an
+//! empty hand fly, how many pieces a move that closes two mills takes, and which
+//! pieces a mill may take. Every [`crate::Position`] carries its rules, so move
+//! generation cannot mix two rule sets. The two classic games of `RULES.md` are the
+//! presets [`Rules::STANDARD`] and [`Rules::NO_FLYING`], named by [`Variant`]; every
+//! other combination is a house rule, written as a preset followed by `,key=value`
+//! switches (`standard,captures=per-mill`, `no-flying,protection=none,pieces=6`).
+//!
+//! Boards: only the board of Nine Men's Morris (24 points, 16 mills) is built; the six
+//! and twelve boards of the family are named by the parser and refused with a clear
+//! message until their tables exist.
+
+use crate::position::Variant;
+use std::fmt;
+
+/// The fewest pieces a side may start with: fewer could never form a mill that
+/// matters, and two on the board with an empty hand is already a loss.
+pub const MIN_PIECES: u8 = 3;
+/// The most pieces a side may start with (Twelve Men's Morris).
+pub const MAX_PIECES: u8 = 12;
+
+/// How many pieces a move takes that closes two mills at once.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Captures {
+    /// One piece, however many mills the move closes (RULES.md).
+    One,
+    /// One piece per mill closed: a move closing two mills takes two, one after the
+    /// other, each under the protection rule as it stands after the first (fewer if
+    /// the opponent runs out of pieces it may take).
+    PerMill,
+}
+
+/// Which opponent pieces a mill may take.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Protection {
+    /// A piece outside the opponent's mills; any piece when all stand in mills
+    /// (RULES.md).
+    Standard,
+    /// Any piece, in a mill or not.
+    None,
+    /// Never a piece in a mill: when every opponent piece stands in a mill the
+    /// capture is forfeited and the move simply ends.
+    Full,
+}
+
+impl Captures {
+    /// The switch's value as the rule spec writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Captures::One => "one",
+            Captures::PerMill => "per-mill",
+        }
+    }
+}
+
+impl Protection {
+    /// The switch's value as the rule spec writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protection::Standard => "standard",
+            Protection::None => "none",
+            Protection::Full => "full",
+        }
+    }
+}
+
+/// A rule set: pieces a side, flying, captures and protection, on the nine board.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Rules {
+    pieces: u8,
+    flying: bool,
+    captures: Captures,
+    protection: Protection,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::STANDARD
+    }
+}
+
+impl From<Variant> for Rules {
+    fn from(v: Variant) -> Rules {
+        match v {
+            Variant::Standard => Rules::STANDARD,
+            Variant::NoFlying => Rules::NO_FLYING,
+        }
+    }
+}
+
+/// Why a rule spec could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("rules '{spec}': {why}")]
+pub struct RulesError {
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+impl Rules {
+    /// The Standard game of RULES.md: nine pieces, flying at three, one capture a move,
+    /// pieces in mills protected unless all are.
+    pub const STANDARD: Rules = Rules {
+        pieces: 9,
+        flying: true,
+        captures: Captures::One,
+        protection: Protection::Standard,
+    };
+
+    /// The No-flying game: as Standard, but nobody ever flies.
+    pub const NO_FLYING: Rules = Rules {
+        pieces: 9,
+        flying: false,
+        ..Rules::STANDARD
+    };
+
+    /// The switches a spec may set, in the order the canonical spec writes them.
+    pub const SWITCHES: [&'static str; 5] = ["board", "pieces", "flying", "captures", "protection"];
+
+    /// Pieces each side starts with, all in hand.
+    pub const fn pieces(self) -> u8 {
+        self.pieces
+    }
+
+    /// Whether a side with three pieces on the board and an empty hand flies.
+    pub const fn flying(self) -> bool {
+        self.flying
+    }
+
+    /// How many pieces a move closing two mills takes.
+    pub const fn captures(self) -> Captures {
+        self.captures
+    }
+
+    /// Which pieces a mill may take.
+    pub const fn protection(self) -> Protection {
+        self.protection
+    }
+
+    /// The classic game these rules are, if they are one of the two.
+    pub const fn variant(self) -> Option<Variant> {
+        match self {
+            Rules {
+                pieces: 9,
+                captures: Captures::One,
+                protection: Protection::Standard,
+                flying,
+            } => Some(if flying {
+                Variant::Standard
+            } else {
+                Variant::NoFlying
+            }),
+            _ => None,
+        }
+    }
+
+    /// The same rules with `n` pieces a side.
+    ///
+    /// # Errors
+    /// A message when `n` is outside [`MIN_PIECES`]..=[`MAX_PIECES`].
+    pub fn with_pieces(mut self, n: u8) -> Result<Rules, String> {
+        if !(MIN_PIECES..=MAX_PIECES).contains(&n) {
+            return Err(format!(
+                "pieces={n}: a side has {MIN_PIECES} to {MAX_PIECES} pieces"
+            ));
+        }
+        self.pieces = n;
+        Ok(self)
+    }
+
+    /// The same rules with flying on or off.
+    pub const fn with_flying(mut self, flying: bool) -> Rules {
+        self.flying = flying;
+        self
+    }
+
+    /// The same rules with another capture count.
+    pub const fn with_captures(mut self, captures: Captures) -> Rules {
+        self.captures = captures;
+        self
+    }
+
+    /// The same rules with another protection rule.
+    pub const fn with_protection(mut self, protection: Protection) -> Rules {
+        self.protection = protection;
+        self
+    }
+
+    /// A number that tells every rule set apart, below 128: 0 for Standard and 1 for
+    /// No-flying, as [`Variant::index`] numbers them (the search's table keys use it).
+    pub const fn code(self) -> u8 {
+        let captures = match self.captures {
+            Captures::One => 0,
+            Captures::PerMill => 1,
+        };
+        let protection = match self.protection {
+            Protection::Standard => 0,
+            Protection::None => 1,
+            Protection::Full => 2,
+        };
+        // Nine pieces first (0), then 3..=8 and 10..=12 (1..=9): 10 values.
+        let pieces = match self.pieces {
+            9 => 0,
+            n if n < 9 => n - MIN_PIECES + 1,
+            n => n - MIN_PIECES,
+        };
+        (!self.flying) as u8 + 2 * (captures + 2 * (protection + 3 * pieces))
+    }
+
+    /// A short fingerprint of the rule set for file names and headers: the canonical
+    /// spec's switches as letters, e.g. `n9f1c1p0` (nine board, nine pieces, flying,
+    /// one capture, standard protection).
+    pub fn fingerprint(self) -> String {
+        let c = match self.captures {
+            Captures::One => 1,
+            Captures::PerMill => 2,
+        };
+        let p = match self.protection {
+            Protection::Standard => 0,
+            Protection::None => 1,
+            Protection::Full => 2,
+        };
+        format!("n{}f{}c{c}p{p}", self.pieces, u8::from(self.flying))
+    }
+
+    /// Every rule set on the nine board: pieces 3 to 12, flying or not, both capture
+    /// counts, the three protection rules (120 of them).
+    pub fn all() -> impl Iterator<Item = Rules> {
+        (MIN_PIECES..=MAX_PIECES).flat_map(|pieces| {
+            [true, false].into_iter().flat_map(move |flying| {
+                [Captures::One, Captures::PerMill]
+                    .into_iter()
+                    .flat_map(move |captures| {
+                        [Protection::Standard, Protection::None, Protection::Full]
+                            .into_iter()
+                            .map(move |protection| Rules {
+                                pieces,
+                                flying,
+                                captures,
+                                protection,
+                            })
+                    })
+            })
+        })
+    }
+
+    /// Read a rule spec: a preset (`standard`, `no-flying`), then any `,key=value`
+    /// switches, later ones overriding earlier ones: `board=nine`, `pieces=3..12`,
+    /// `flying=yes|no`, `captures=one|per-mill`, `protection=standard|none|full`.
+    ///
+    /// # Errors
+    /// [`RulesError`] naming the preset, key or value that is wrong.
+    pub fn parse(spec: &str) -> Result<Rules, RulesError> {
+        let err = |why: String| RulesError {
+            spec: spec.to_string(),
+            why,
+        };
+        let mut parts = spec.split(',').map(str::trim);
+        let preset = parts.next().unwrap_or("").to_ascii_lowercase();
+        let mut rules = match preset.as_str() {
+            "standard" | "nine-mens" => Rules::STANDARD,
+            "no-flying" | "noflying" | "no_flying" => Rules::NO_FLYING,
+            "six-mens" | "twelve-mens" => {
+                return Err(err(format!(
+                    "the board of '{preset}' is not built yet (only the nine board: presets standard, no-flying)"
+                )))
+            }
+            "" => return Err(err("no preset: start with standard or no-flying".into())),
+            other => {
+                return Err(err(format!(
+                    "unknown preset '{other}' (expected standard or no-flying)"
+                )))
+            }
+        };
+        for part in parts {
+            let Some((key, value)) = part.split_once('=') else {
+                return Err(err(format!(
+                    "'{part}' is not key=value (keys: {})",
+                    Rules::SWITCHES.join(", ")
+                )));
+            };
+            let (key, value) = (
+                key.trim().to_ascii_lowercase(),
+                value.trim().to_ascii_lowercase(),
+            );
+            let bad = |expected: &str| err(format!("{key}={value}: expected {expected}"));
+            rules = match key.as_str() {
+                "board" => match value.as_str() {
+                    "nine" => rules,
+                    "six" | "twelve" => {
+                        return Err(err(format!(
+                            "board={value}: not built yet (only board=nine)"
+                        )))
+                    }
+                    _ => return Err(bad("nine")),
+                },
+                "pieces" => {
+                    let n = value
+                        .parse::<u8>()
+                        .map_err(|_| bad(&format!("a number from {MIN_PIECES} to {MAX_PIECES}")))?;
+                    rules.with_pieces(n).map_err(err)?
+                }
+                "flying" => match value.as_str() {
+                    "yes" | "true" | "on" => rules.with_flying(true),
+                    "no" | "false" | "off" => rules.with_flying(false),
+                    _ => return Err(bad("yes or no")),
+                },
+                "captures" => match value.as_str() {
+                    "one" => rules.with_captures(Captures::One),
+                    "per-mill" | "permill" | "per_mill" => rules.with_captures(Captures::PerMill),
+                    _ => return Err(bad("one or per-mill")),
+                },
+                "protection" => match value.as_str() {
+                    "standard" => rules.with_protection(Protection::Standard),
+                    "none" => rules.with_protection(Protection::None),
+                    "full" => rules.with_protection(Protection::Full),
+                    _ => return Err(bad("standard, none or full")),
+                },
+                _ => {
+                    return Err(err(format!(
+                        "unknown switch '{key}' (keys: {})",
+                        Rules::SWITCHES.join(", ")
+                    )))
+                }
+            };
+        }
+        Ok(rules)
+    }
+}
+
+impl std::str::FromStr for Rules {
+    type Err = RulesError;
+    fn from_str(s: &str) -> Result<Rules, RulesError> {
+        Rules::parse(s)
+    }
+}
+
+impl fmt::Display for Rules {
+    /// The canonical spec: the preset of the same flying rule, then the switches that
+    /// differ from it, in the order of [`Rules::SWITCHES`]: `standard`,
+    /// `no-flying,pieces=6`, `standard,captures=per-mill,protection=none`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let base = if self.flying {
+            Rules::STANDARD
+        } else {
+            Rules::NO_FLYING
+        };
+        f.write_str(if self.flying { "standard" } else { "no-flying" })?;
+        if self.pieces != base.pieces {
+            write!(f, ",pieces={}", self.pieces)?;
+        }
+        if self.captures != base.captures {
+            write!(f, ",captures={}", self.captures.name())?;
+        }
+        if self.protection != base.protection {
+            write!(f, ",protection={}", self.protection.name())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_rule_set_round_trips_through_its_spec_and_has_its_own_code_and_fingerprint() {
+        let all: Vec<Rules> = Rules::all().collect();
+        assert_eq!(all.len(), 120);
+        let mut codes = HashSet::new();
+        let mut prints = HashSet::new();
+        for r in &all {
+            let spec = r.to_string();
+            assert_eq!(Rules::parse(&spec), Ok(*r), "{spec}");
+            assert!(r.code() < 128, "{spec}");
+            assert!(codes.insert(r.code()), "code of {spec} taken");
+            assert!(
+                prints.insert(r.fingerprint()),
+                "fingerprint of {spec} taken"
+            );
+        }
+        assert_eq!(Rules::STANDARD.code(), Variant::Standard.index() as u8);
+        assert_eq!(Rules::NO_FLYING.code(), Variant::NoFlying.index() as u8);
+    }
+
+    #[test]
+    fn presets_and_switches_read_as_documented() {
+        let p = |s: &str| Rules::parse(s).expect(s);
+        assert_eq!(p("standard"), Rules::STANDARD);
+        assert_eq!(p("No-Flying"), Rules::NO_FLYING);
+        assert_eq!(p("standard,flying=no"), Rules::NO_FLYING);
+        assert_eq!(p("no-flying, flying=yes"), Rules::STANDARD);
+        assert_eq!(p("standard,board=nine,pieces=9"), Rules::STANDARD);
+        let r = p("standard,captures=per-mill");
+        assert_eq!(r.captures(), Captures::PerMill);
+        assert_eq!(r.variant(), None);
+        assert_eq!(r.to_string(), "standard,captures=per-mill");
+        let r = p("no-flying,protection=none,pieces=6");
+        assert_eq!(
+            (r.pieces(), r.flying(), r.protection()),
+            (6, false, Protection::None)
+        );
+        assert_eq!(r.to_string(), "no-flying,pieces=6,protection=none");
+        assert_eq!(Rules::STANDARD.variant(), Some(Variant::Standard));
+        assert_eq!(Rules::NO_FLYING.variant(), Some(Variant::NoFlying));
+        assert_eq!(Rules::STANDARD.fingerprint(), "n9f1c1p0");
+    }
+
+    #[test]
+    fn bad_specs_name_what_is_wrong() {
+        let why = |s: &str| Rules::parse(s).unwrap_err().to_string();
+        assert!(why("chess").contains("unknown preset 'chess'"));
+        assert!(why("").contains("no preset"));
+        assert!(why("standard,pieces=2").contains("3 to 12"));
+        assert!(why("standard,pieces=x").contains("pieces=x"));
+        assert!(why("standard,flying").contains("not key=value"));
+        assert!(why("standard,speed=fast").contains("unknown switch 'speed'"));
+        assert!(why("standard,captures=all").contains("one or per-mill"));
+        assert!(why("standard,protection=some").contains("standard, none or full"));
+        assert!(why("six-mens").contains("not built yet"));
+        assert!(why("standard,board=twelve").contains("not built yet"));
+    }
+}
