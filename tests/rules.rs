@@ -221,7 +221,8 @@ fn a_double_mill_takes_exactly_one_piece() {
         .filter(|m| m.starts_with("d7"))
         .collect();
     assert_eq!(d7, set(&["d7xa1", "d7xg1", "d7xf4", "d7xb2"]));
-    assert!(notation::parse_move("d7xa1xg1").is_err());
+    // Two captures read as a move, and the Standard rules refuse the second.
+    assert_eq!(p.check(mv("d7xa1xg1")), Err(IllegalMove::ExtraCapture));
     assert_eq!(
         p.check(mv("d7")),
         Err(IllegalMove::MissingCapture(mv("d7")))
@@ -706,4 +707,35 @@ proptest! {
         let same_class = Symmetry::ALL.iter().any(|&s| p.transformed(s) == q);
         prop_assert_eq!(p.canonical().0 == q.canonical().0, same_class, "{} and {}", p, q);
     }
+}
+
+/// The house rules' own refusals, each naming what is wrong.
+#[test]
+fn house_rules_refuse_captures_they_do_not_allow() {
+    let rules = |spec: &str| morris_engine::Rules::parse(spec).unwrap();
+    let at = |fen: &str, spec: &str| notation::parse_position(fen, rules(spec)).unwrap();
+    let why = |p: &Position, m: &str| p.check(mv(m)).unwrap_err().to_string();
+    // Black's pieces all stand in the top mill: under protection=full a mill takes
+    // nothing, under protection=none one of them although g1 stands outside.
+    let all_in_mill = "BBB/.../.../.WW.../.../.../... w 1 0";
+    let full = at(all_in_mill, "standard,protection=full");
+    assert!(full.is_legal(mv("a4")));
+    assert!(why(&full, "a4xa7").contains("capture is forfeited"));
+    let some_free = at("BBB/.../.../.WW.../.../.../..B w 1 0", "standard,protection=full");
+    assert!(why(&some_free, "a4xa7").contains("no piece in a mill may be taken"));
+    assert!(some_free.is_legal(mv("a4xg1")));
+    let none = at("BBB/.../.../.WW.../.../.../..B w 1 0", "standard,protection=none");
+    assert!(none.is_legal(mv("a4xa7")) && none.is_legal(mv("a4xg1")));
+    // captures=per-mill: g7 closes two mills and must take two, each allowed in turn.
+    let two = at("WW./B.B/.../.....W/.../B../..W w 5 6", "standard,captures=per-mill");
+    assert!(two.is_legal(mv("g7xb6xf6")) && two.is_legal(mv("g7xf6xb6")));
+    assert!(why(&two, "g7xb6").contains("closes two mills"));
+    assert!(why(&two, "g7xb6xa1").contains("a1 holds no black piece"));
+    // A move closing one mill takes one piece, whatever the rules.
+    let one = at("WW./B.B/.../....../.../B../... w 5 6", "standard,captures=per-mill");
+    assert!(why(&one, "g7xb6xf6").contains("earns one capture"));
+    // The last piece the opponent may lose: one capture, as the rules say.
+    let last = at("WW./..B/.../.....W/.../.../..W w 5 1", "standard,captures=per-mill");
+    assert!(last.is_legal(mv("g7xf6")));
+    assert_eq!(last.play(mv("g7xf6")).unwrap().pieces(B).count(), 0);
 }
