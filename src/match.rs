@@ -623,19 +623,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let rules = args.position.rules()?;
-    let variant = match (
-        rules.variant(),
-        specs.iter().any(|s| matches!(s, Spec::Uci(_))),
-    ) {
-        (Some(v), _) => v,
-        (None, false) => Variant::Standard,
-        (None, true) => {
-            return Err(InputError(format!(
-                "uci: engines play the rules standard and no-flying, not {rules}"
-            ))
-            .into())
-        }
-    };
     let mut players: Vec<Box<dyn Player + '_>> = Vec::new();
     for spec in &specs {
         players.push(match spec {
@@ -651,7 +638,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Spec::Uci(command) => Box::new(UciPlayer {
                 command: command.clone(),
                 options: options.clone(),
-                variant,
+                variant: rules.variant().ok_or_else(|| {
+                    InputError(format!(
+                        "uci: engines play the rules standard and no-flying, not {rules}"
+                    ))
+                })?,
                 movetime: Duration::from_millis(args.movetime),
                 timeout: Duration::from_millis(args.timeout),
                 engine: None,

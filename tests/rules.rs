@@ -721,21 +721,36 @@ fn house_rules_refuse_captures_they_do_not_allow() {
     let full = at(all_in_mill, "standard,protection=full");
     assert!(full.is_legal(mv("a4")));
     assert!(why(&full, "a4xa7").contains("capture is forfeited"));
-    let some_free = at("BBB/.../.../.WW.../.../.../..B w 1 0", "standard,protection=full");
+    let some_free = at(
+        "BBB/.../.../.WW.../.../.../..B w 1 0",
+        "standard,protection=full",
+    );
     assert!(why(&some_free, "a4xa7").contains("no piece in a mill may be taken"));
     assert!(some_free.is_legal(mv("a4xg1")));
-    let none = at("BBB/.../.../.WW.../.../.../..B w 1 0", "standard,protection=none");
+    let none = at(
+        "BBB/.../.../.WW.../.../.../..B w 1 0",
+        "standard,protection=none",
+    );
     assert!(none.is_legal(mv("a4xa7")) && none.is_legal(mv("a4xg1")));
     // captures=per-mill: g7 closes two mills and must take two, each allowed in turn.
-    let two = at("WW./B.B/.../.....W/.../B../..W w 5 6", "standard,captures=per-mill");
+    let two = at(
+        "WW./B.B/.../.....W/.../B../..W w 5 6",
+        "standard,captures=per-mill",
+    );
     assert!(two.is_legal(mv("g7xb6xf6")) && two.is_legal(mv("g7xf6xb6")));
     assert!(why(&two, "g7xb6").contains("closes two mills"));
     assert!(why(&two, "g7xb6xa1").contains("a1 holds no black piece"));
     // A move closing one mill takes one piece, whatever the rules.
-    let one = at("WW./B.B/.../....../.../B../... w 5 6", "standard,captures=per-mill");
+    let one = at(
+        "WW./B.B/.../....../.../B../... w 5 6",
+        "standard,captures=per-mill",
+    );
     assert!(why(&one, "g7xb6xf6").contains("earns one capture"));
     // The last piece the opponent may lose: one capture, as the rules say.
-    let last = at("WW./..B/.../.....W/.../.../..W w 5 1", "standard,captures=per-mill");
+    let last = at(
+        "WW./..B/.../.....W/.../.../..W w 5 1",
+        "standard,captures=per-mill",
+    );
     assert!(last.is_legal(mv("g7xf6")));
     assert_eq!(last.play(mv("g7xf6")).unwrap().pieces(B).count(), 0);
 }

@@ -38,7 +38,7 @@ pub use notation::ParseError;
 pub use perft::{perft, perft_divide};
 pub use position::{
     mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
-    Variant, Wdl, PIECES_PER_PLAYER,
+    Wdl, PIECES_PER_PLAYER,
 };
-pub use rules::{Captures, Protection, Rules, RulesError, MAX_PIECES, MIN_PIECES};
+pub use rules::{Captures, Protection, Rules, RulesError, Variant, MAX_PIECES, MIN_PIECES};
 pub use symmetry::{Symmetry, SYMMETRY_COUNT};

@@ -10,7 +10,7 @@
 
 use crate::board::{Bitboard, Point};
 use crate::moves::{Move, MoveList};
-use crate::rules::{Captures, Protection, Rules};
+use crate::rules::{Captures, Protection, Rules, Variant};
 use crate::symmetry::Symmetry;
 use crate::tables::{closes_mill, in_mills, ADJACENT, MILL_PARTNERS};
 use std::fmt;
@@ -57,71 +57,6 @@ impl Color {
 impl fmt::Display for Color {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The two games: with or without flying at three pieces.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub enum Variant {
-    /// A player with three pieces and an empty hand may fly.
-    #[default]
-    Standard,
-    /// Nobody ever flies.
-    NoFlying,
-}
-
-impl Variant {
-    /// Both variants.
-    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::NoFlying];
-
-    /// The variant's number: 0 for Standard, 1 for No-flying, as file headers and
-    /// tables indexed by variant use it.
-    pub const fn index(self) -> usize {
-        match self {
-            Variant::Standard => 0,
-            Variant::NoFlying => 1,
-        }
-    }
-
-    /// The variant of number `n` ([`Variant::index`]), if there is one.
-    pub const fn from_index(n: usize) -> Option<Variant> {
-        match n {
-            0 => Some(Variant::Standard),
-            1 => Some(Variant::NoFlying),
-            _ => None,
-        }
-    }
-
-    /// `"standard"` or `"no-flying"`, as on the command line and in file names.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::NoFlying => "no-flying",
-        }
-    }
-
-    /// Whether a player with exactly three pieces and an empty hand flies.
-    pub const fn flying(self) -> bool {
-        matches!(self, Variant::Standard)
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Variant, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "standard" => Ok(Variant::Standard),
-            "no-flying" | "noflying" | "no_flying" => Ok(Variant::NoFlying),
-            _ => Err(format!(
-                "unknown variant '{s}' (expected 'standard' or 'no-flying')"
-            )),
-        }
     }
 }
 
@@ -460,10 +395,7 @@ impl Position {
 
     /// The same position under another variant's rules.
     pub const fn with_variant(self, variant: Variant) -> Position {
-        self.with_rules(match variant {
-            Variant::Standard => Rules::STANDARD,
-            Variant::NoFlying => Rules::NO_FLYING,
-        })
+        self.with_rules(variant.rules())
     }
 
     /// The same position under other rules. The caller keeps the hands within the

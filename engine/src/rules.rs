@@ -12,7 +12,6 @@
 //! and twelve boards of the family are named by the parser and refused with a clear
 //! message until their tables exist.
 
-use crate::position::Variant;
 use std::fmt;
 
 /// The fewest pieces a side may start with: fewer could never form a mill that
@@ -83,9 +82,79 @@ impl Default for Rules {
 
 impl From<Variant> for Rules {
     fn from(v: Variant) -> Rules {
-        match v {
+        v.rules()
+    }
+}
+
+/// The two games: with or without flying at three pieces.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub enum Variant {
+    /// A player with three pieces and an empty hand may fly.
+    #[default]
+    Standard,
+    /// Nobody ever flies.
+    NoFlying,
+}
+
+impl Variant {
+    /// Both variants.
+    pub const ALL: [Variant; 2] = [Variant::Standard, Variant::NoFlying];
+
+    /// The variant's number: 0 for Standard, 1 for No-flying, as file headers and
+    /// tables indexed by variant use it.
+    pub const fn index(self) -> usize {
+        match self {
+            Variant::Standard => 0,
+            Variant::NoFlying => 1,
+        }
+    }
+
+    /// The variant of number `n` ([`Variant::index`]), if there is one.
+    pub const fn from_index(n: usize) -> Option<Variant> {
+        match n {
+            0 => Some(Variant::Standard),
+            1 => Some(Variant::NoFlying),
+            _ => None,
+        }
+    }
+
+    /// `"standard"` or `"no-flying"`, as on the command line and in file names.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::NoFlying => "no-flying",
+        }
+    }
+
+    /// Whether a player with exactly three pieces and an empty hand flies.
+    pub const fn flying(self) -> bool {
+        matches!(self, Variant::Standard)
+    }
+
+    /// The rule set of the game.
+    pub const fn rules(self) -> Rules {
+        match self {
             Variant::Standard => Rules::STANDARD,
             Variant::NoFlying => Rules::NO_FLYING,
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Variant, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "standard" => Ok(Variant::Standard),
+            "no-flying" | "noflying" | "no_flying" => Ok(Variant::NoFlying),
+            _ => Err(format!(
+                "unknown variant '{s}' (expected 'standard' or 'no-flying')"
+            )),
         }
     }
 }
@@ -192,15 +261,7 @@ impl Rules {
     /// A number that tells every rule set apart, below 128: 0 for Standard and 1 for
     /// No-flying, as [`Variant::index`] numbers them (the search's table keys use it).
     pub const fn code(self) -> u8 {
-        let captures = match self.captures {
-            Captures::One => 0,
-            Captures::PerMill => 1,
-        };
-        let protection = match self.protection {
-            Protection::Standard => 0,
-            Protection::None => 1,
-            Protection::Full => 2,
-        };
+        let (captures, protection) = self.switch_numbers();
         // Nine pieces first (0), then 3..=8 and 10..=12 (1..=9): 10 values.
         let pieces = match self.pieces {
             9 => 0,
@@ -210,20 +271,27 @@ impl Rules {
         (!self.flying) as u8 + 2 * (captures + 2 * (protection + 3 * pieces))
     }
 
-    /// A short fingerprint of the rule set for file names and headers: the canonical
-    /// spec's switches as letters, e.g. `n9f1c1p0` (nine board, nine pieces, flying,
-    /// one capture, standard protection).
-    pub fn fingerprint(self) -> String {
-        let c = match self.captures {
-            Captures::One => 1,
-            Captures::PerMill => 2,
+    /// The captures switch (0 one, 1 per-mill) and the protection switch (0 standard,
+    /// 1 none, 2 full) as numbers.
+    const fn switch_numbers(self) -> (u8, u8) {
+        let captures = match self.captures {
+            Captures::One => 0,
+            Captures::PerMill => 1,
         };
-        let p = match self.protection {
+        let protection = match self.protection {
             Protection::Standard => 0,
             Protection::None => 1,
             Protection::Full => 2,
         };
-        format!("n{}f{}c{c}p{p}", self.pieces, u8::from(self.flying))
+        (captures, protection)
+    }
+
+    /// A short fingerprint of the rule set for file names and headers: the switches
+    /// as letters and numbers, e.g. `n9f1c1p0` (nine pieces, flying, one capture,
+    /// standard protection).
+    pub fn fingerprint(self) -> String {
+        let (c, p) = self.switch_numbers();
+        format!("n{}f{}c{}p{p}", self.pieces, u8::from(self.flying), c + 1)
     }
 
     /// Every rule set on the nine board: pieces 3 to 12, flying or not, both capture
