@@ -70,20 +70,6 @@ impl PositionArgs {
         }
     }
 
-    /// The classic game these arguments name, or an error saying that `what` needs
-    /// tables, which exist for the two classic games only.
-    ///
-    /// # Errors
-    /// [`InputError`] for a house rule (or a bad spec).
-    pub fn variant_for_tables(&self, what: &str) -> Result<Variant, InputError> {
-        let rules = self.rules()?;
-        rules.variant().ok_or_else(|| {
-            InputError(format!(
-                "{what} needs tablebases, and tablebases exist only for the rules standard and no-flying, not {rules}"
-            ))
-        })
-    }
-
     /// The game these arguments name: the start (or `--fen`) and the `--moves` played
     /// from it, with the threefold rule applied.
     ///
@@ -141,6 +127,10 @@ pub fn warn_classes(
     }
     let any = tb.sectors().any(|(v, s, _)| tb.has_classes(v, s));
     if !any && tb.sectors().next().is_some() {
+        if tb.sectors().all(|(v, _, _)| v.variant().is_none()) {
+            errln!("note: draw classes exist for standard and no-flying only: plain perfect play under house rules");
+            return;
+        }
         errln!(
             "note: no draw class files in {}: plain perfect play (run `morris generate` to build them)",
             dir.display()

@@ -18,12 +18,20 @@ Examples:\n  morris generate --max-pieces 4              # the whole game of 4 p
 morris generate --variant both --sector 5-4   # 5-4, 4-5 and what they need, both games\n  \
 morris generate --sector 6-5+1-1              # a placement sector and what it needs\n  \
 morris generate --max-pieces 5 --compact      # compact files only, no raw set on disk\n  \
-morris generate --variant no-flying --tb /data/tb --threads 2"
+morris generate --variant no-flying --tb /data/tb --threads 2\n  \
+morris generate --rules standard,captures=per-mill --max-pieces 5   # a house rule's tables"
 )]
 pub struct Args {
     /// Which game(s).
     #[arg(long, value_enum, default_value_t = Variants::Standard)]
     variant: Variants,
+
+    /// House rules instead of --variant, e.g. "standard,captures=per-mill" or
+    /// "no-flying,protection=none" (see `morris show --help`); their files are named by
+    /// the rules' fingerprint (n9f1c2p0-3-3.tb). Draw classes are built for the two
+    /// classic games only.
+    #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
+    rules: Option<String>,
 
     /// Pieces a side, on the board and in hand (3 to 9): every sector of that game.
     #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(3..=9))]
@@ -59,6 +67,13 @@ pub struct Args {
 /// An input error for bad options; a failure to write or solve.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::tb::start_threads(args.threads)?;
+    let games = args
+        .variant
+        .with_rules(args.rules.as_deref())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    // The plan depends on the rules only through the captures, which the classic
+    // games share: the first game's plan serves all.
+    let rules = games[0];
     let whole_game = args.sector.is_empty();
     let (movement, placement): (Vec<Sector>, Vec<PlacementSector>) = if whole_game {
         let movement = Sector::all()
@@ -67,13 +82,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .collect();
         (movement, PlacementSector::all(args.max_pieces))
     } else {
-        driver::plan_sectors(&args.sector)
+        driver::plan_sectors(rules, &args.sector)
     };
     let dir = args.tb.path();
     let plan = driver::plan(&movement);
     let sectors = plan.len() + placement.len();
     let per_variant = driver::positions(&plan) + placement.iter().map(|p| p.size()).sum::<u64>();
-    let total = per_variant * args.variant.list().len() as u64;
+    let total = per_variant * games.len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(
         "generating {sectors} sectors ({per_variant} positions) per variant into {} on {} threads",
@@ -87,7 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         driver::Output::Raw
     };
-    for variant in args.variant.list() {
+    for &variant in &games {
         reports.extend(if whole_game {
             driver::generate_game_as(&dir, variant, args.max_pieces, output, &progress)?
         } else {
@@ -98,7 +113,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if !args.no_classes {
         let tb = args.tb.open()?;
         let order = driver::plan(&movement);
-        for variant in args.variant.list() {
+        for &variant in &games {
+            if variant.variant().is_none() {
+                outln!(
+                    "classes {}: not built (draw classes exist for standard and no-flying only; ultra plays as perfect under {variant})",
+                    variant.table_name()
+                );
+                continue;
+            }
             let clock = Instant::now();
             let built = morris_builder::classes::build_into(
                 &dir,
@@ -111,7 +133,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let new: Vec<_> = built.iter().filter(|r| !r.skipped).collect();
             outln!(
                 "classes {}: {} sectors built, {} already finished; {} drawn positions in {:.1} s",
-                variant.name(),
+                variant.table_name(),
                 new.len(),
                 built.len() - new.len(),
                 new.iter().map(|r| r.draws).sum::<u64>(),

@@ -599,10 +599,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Err(InputError(format!("the game is already over ({end})")).into());
     }
     let needs_tables = specs.iter().any(|s| matches!(s, Spec::Strategy(_)));
-    if needs_tables {
-        args.position
-            .variant_for_tables("a tablebase player (perfect, classes, ultra)")?;
-    }
     let tb = if needs_tables {
         args.tb.open()?
     } else {

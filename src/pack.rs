@@ -1,6 +1,6 @@
 //! `morris pack`: the compact form of a tablebase set, for download.
 
-use crate::tb::{human_bytes, TbDir, Variants};
+use crate::tb::{games_name, human_bytes, TbDir, Variants};
 use anyhow::Context as _;
 use morris_builder::pack::{default_level, estimate_sector, overhead, pack_sector, packed_from};
 use morris_tablebase::compact::{compact_name, Kind};
@@ -61,6 +61,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Variants::Both)]
     variant: Variants,
 
+    /// The tables of house rules instead of --variant, e.g. "standard,captures=per-mill".
+    #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
+    rules: Option<String>,
+
     /// zstd compression level, 1 (fast) to 22 (smallest) [default: 16 for .wdl files,
     /// 13 for .dtm files: within 1% of level 19's sizes in half its time].
     #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22))]
@@ -83,7 +87,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::tb::start_threads(args.threads)?;
     let dir = args.tb.path();
     let tb = args.tb.open()?;
-    let variants = args.variant.list();
+    let variants = args
+        .variant
+        .with_rules(args.rules.as_deref())
+        .map_err(|e| anyhow::anyhow!(e))?;
     let raw: Vec<_> = tb
         .sectors()
         .map(|(v, s, f)| (v, SectorId::from(s), f))
@@ -96,7 +103,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if raw.is_empty() {
         anyhow::bail!(
             "no raw tablebase files of {} in {}",
-            args.variant.name(),
+            games_name(args.variant, args.rules.as_deref()),
             dir.display()
         );
     }
@@ -138,7 +145,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             written[k] += packed.bytes;
             outln!(
                 "{:<10} {:>12} {:>4} {:>12} {:>10.3} {:>8.1}",
-                variant.name(),
+                variant.table_name(),
                 sector.to_string(),
                 kind.extension(),
                 packed.bytes,
@@ -166,7 +173,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 /// Print the estimated sizes.
 fn estimate(
     raw: &[(
-        morris_engine::Variant,
+        morris_engine::Rules,
         SectorId,
         &morris_tablebase::SectorFile,
     )],
@@ -195,7 +202,7 @@ fn estimate(
             totals[k].1 += est;
             outln!(
                 "{:<10} {:>12} {:>4} {entries:>14} {est:>14} {:>10.3}",
-                variant.name(),
+                variant.table_name(),
                 sector.to_string(),
                 kind.extension(),
                 est as f64 * 8.0 / entries.max(1) as f64

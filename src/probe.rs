@@ -47,7 +47,6 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     // The game's end, not the position's: a threefold repetition in `--moves` ends
     // the game as it does for every other command, whatever the table says.
-    args.position.variant_for_tables("probe")?;
     let game = args.position.game()?;
     if let Some(end) = game.end() {
         if args.json {

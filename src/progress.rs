@@ -6,7 +6,7 @@ use crate::tb::human_bytes;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use morris_builder::driver::{Reporter, SectorReport};
 use morris_builder::Observer;
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_tablebase::SectorId;
 use std::time::{Duration, Instant};
 
@@ -105,7 +105,7 @@ impl Reporter for Progress {
         }
     }
 
-    fn pair_started(&self, variant: Variant, sectors: &[SectorId], positions: u64) {
+    fn pair_started(&self, variant: Rules, sectors: &[SectorId], positions: u64) {
         let names: Vec<String> = sectors.iter().map(ToString::to_string).collect();
         if let Ok(mut p) = self.pair.lock() {
             *p = format!("{} {}", variant, names.join("+"));
@@ -136,7 +136,7 @@ impl Reporter for Progress {
         };
         self.log(&format!(
             "{} {}: {} positions, {} wins, {} draws, {} losses, longest win {}, longest loss {}; {tail}",
-            r.variant, r.sector, s.positions, s.wins, s.draws, s.losses, s.longest_win, s.longest_loss
+            r.rules, r.sector, s.positions, s.wins, s.draws, s.losses, s.longest_win, s.longest_loss
         ));
     }
 }

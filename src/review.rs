@@ -53,7 +53,6 @@ fn words(o: &Outcome) -> String {
 /// # Errors
 /// A bad position or move list, or a damaged tablebase file.
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    args.position.variant_for_tables("review")?;
     let game = args.position.game()?;
     if game.moves().is_empty() {
         return Err(crate::args::InputError(

@@ -6,7 +6,7 @@ use crate::progress::Progress;
 use crate::report::{Report, Search};
 use crate::tb::TbDir;
 use morris_builder::driver;
-use morris_engine::{notation, EndReason, Game, Position, Variant};
+use morris_engine::{notation, EndReason, Game, Position, Rules};
 use morris_solver::{ClassInfo, Limits, Provenance, SearchResult, Searcher};
 use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
@@ -48,14 +48,14 @@ pub struct Args {
 
 /// Make sure `sector` and what it needs are present, generating them with progress
 /// bars.
-fn ensure_sectors(dir: &Path, variant: Variant, sector: Sector) -> anyhow::Result<()> {
-    if !driver::is_finished(dir, variant, &[sector]) {
+fn ensure_sectors(dir: &Path, rules: Rules, sector: Sector) -> anyhow::Result<()> {
+    if !driver::is_finished(dir, rules, &[sector]) {
         eprintln!(
-            "generating the {variant} tablebase for sector {sector} into {} (once)",
+            "generating the {rules} tablebase for sector {sector} into {} (once)",
             dir.display()
         );
         let progress = Progress::on_stderr(driver::positions(&driver::plan(&[sector])));
-        driver::generate_into(dir, variant, &[sector], &progress)?;
+        driver::generate_into(dir, rules, &[sector], &progress)?;
         progress.finish();
     }
     Ok(())
@@ -134,9 +134,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let rules = args.position.rules()?;
     let game = if args.position.is_default() {
         let pos = notation::parse_position(DEFAULT_POSITION, rules)?;
-        // Tables exist for the classic games; under a house rule the search alone.
-        if let (Some(variant), Some(sector)) = (rules.variant(), Tablebase::sector_of(&pos)) {
-            ensure_sectors(&dir, variant, sector)?;
+        if let Some(sector) = Tablebase::sector_of(&pos) {
+            ensure_sectors(&dir, rules.tables(), sector)?;
         }
         Game::new(pos)
     } else {

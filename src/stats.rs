@@ -72,7 +72,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .map(|(v, s, st)| {
                 let (us, them) = s.board();
                 let mut row = serde_json::json!({
-                    "variant": v.name(), "us": us, "them": them,
+                    "variant": v.table_name(), "us": us, "them": them,
                     "positions": st.positions, "wins": st.wins, "draws": st.draws, "losses": st.losses,
                     "longest_win": st.longest_win, "longest_loss": st.longest_loss,
                 });
@@ -104,13 +104,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let line = |name: &str, sector: &str, st: &SectorStats| {
         outln!("{name:<10} {sector:>9} {}", counts(st));
     };
-    for variant in morris_engine::Variant::ALL {
+    for variant in morris_engine::Rules::table_games() {
         let mut total = SectorStats::default();
         let mut any = false;
         let mut placement = SectorStats::default();
         let mut any_placement = false;
         for (v, s, st) in rows.iter().filter(|r| r.0 == variant) {
-            line(v.name(), &s.to_string(), st);
+            line(&v.table_name(), &s.to_string(), st);
             let sum = match s {
                 SectorId::Movement(_) => {
                     any = true;
@@ -124,10 +124,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             sum.merge(st);
         }
         if any {
-            line(variant.name(), "total", &total);
+            line(&variant.table_name(), "total", &total);
         }
         if any_placement {
-            line(variant.name(), "placement", &placement);
+            line(&variant.table_name(), "placement", &placement);
         }
     }
     Ok(())
@@ -146,7 +146,7 @@ fn counts(st: &SectorStats) -> String {
 }
 
 /// Per variant, the placement sectors summed by pieces in hand (both sides).
-fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
+fn by_placements(rows: &[(morris_engine::Rules, SectorId, SectorStats)]) {
     outln!(
         "{:<10} {:>7} {:>7} {:>8} {COUNTS_HEAD}",
         "variant",
@@ -154,7 +154,7 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
         "placed",
         "sectors"
     );
-    for variant in morris_engine::Variant::ALL {
+    for variant in morris_engine::Rules::table_games() {
         let layers = layers(rows, variant);
         // Pieces a side of the game, from its largest sectors.
         let pieces = layers
@@ -168,7 +168,7 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
             sectors.iter().for_each(|(_, st)| sum.merge(st));
             outln!(
                 "{:<10} {in_hand:>7} {:>7} {:>8} {}",
-                variant.name(),
+                variant.table_name(),
                 (2 * pieces).saturating_sub(*in_hand),
                 sectors.len(),
                 counts(&sum)
@@ -179,8 +179,8 @@ fn by_placements(rows: &[(morris_engine::Variant, SectorId, SectorStats)]) {
 
 /// A variant's placement sectors by the pieces both sides hold in hand.
 fn layers(
-    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
-    variant: morris_engine::Variant,
+    rows: &[(morris_engine::Rules, SectorId, SectorStats)],
+    variant: morris_engine::Rules,
 ) -> std::collections::BTreeMap<u8, Vec<(PlacementSector, SectorStats)>> {
     let mut layers: std::collections::BTreeMap<u8, Vec<_>> = Default::default();
     for (_, s, st) in rows.iter().filter(|r| r.0 == variant) {
@@ -198,7 +198,7 @@ fn layers(
 /// longest loss, from the raw file of the sector that holds each.
 fn longest(
     tb: &morris_tablebase::Tablebase,
-    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+    rows: &[(morris_engine::Rules, SectorId, SectorStats)],
 ) -> anyhow::Result<()> {
     use morris_tablebase::Wdl;
     outln!();
@@ -210,7 +210,7 @@ fn longest(
         "plies",
         "sector"
     );
-    for variant in morris_engine::Variant::ALL {
+    for variant in morris_engine::Rules::table_games() {
         for (in_hand, sectors) in layers(rows, variant).iter().rev() {
             for wdl in [Wdl::Win, Wdl::Loss] {
                 let plies = |st: &SectorStats| match wdl {
@@ -239,7 +239,7 @@ fn longest(
                 let at = found.unwrap_or_else(|| "(not found: the header disagrees)".into());
                 outln!(
                     "{:<10} {in_hand:>7} {name:>5} {d:>6} {:>14}  {at}",
-                    variant.name(),
+                    variant.table_name(),
                     p.to_string()
                 );
             }
@@ -284,7 +284,7 @@ impl SizeSum {
     /// The files of sector `s` of `variant`, which has `positions` positions.
     fn of(
         tb: &morris_tablebase::Tablebase,
-        variant: morris_engine::Variant,
+        variant: morris_engine::Rules,
         s: impl Into<SectorId>,
         positions: u64,
     ) -> SizeSum {
@@ -314,8 +314,8 @@ impl SizeSum {
     }
 
     /// One line of the table: variant, what is summed, then the columns.
-    fn line(&self, variant: morris_engine::Variant, what: &str) {
-        let mut out = format!("{:<10} {what:>12} {:>14}", variant.name(), self.positions);
+    fn line(&self, variant: morris_engine::Rules, what: &str) {
+        let mut out = format!("{:<10} {what:>12} {:>14}", variant.table_name(), self.positions);
         for (n, bytes) in self.forms {
             if n == 0 {
                 out += &format!(" {:>14} {:>8}", "-", "-");
@@ -333,7 +333,7 @@ impl SizeSum {
 /// position; per variant and kind of sector, the totals.
 fn sizes(
     tb: &morris_tablebase::Tablebase,
-    rows: &[(morris_engine::Variant, SectorId, SectorStats)],
+    rows: &[(morris_engine::Rules, SectorId, SectorStats)],
     by_placements: bool,
 ) {
     outln!(
@@ -352,7 +352,7 @@ fn sizes(
         "dtm bytes",
         "bits"
     );
-    let mut totals: std::collections::BTreeMap<(morris_engine::Variant, bool), SizeSum> =
+    let mut totals: std::collections::BTreeMap<(morris_engine::Rules, bool), SizeSum> =
         Default::default();
     for (v, s, st) in rows {
         let sector = SizeSum::of(tb, *v, *s, st.positions);
@@ -363,7 +363,7 @@ fn sizes(
         totals.entry((*v, placement)).or_default().merge(&sector);
     }
     if by_placements {
-        for variant in morris_engine::Variant::ALL {
+        for variant in morris_engine::Rules::table_games() {
             for (in_hand, sectors) in layers(rows, variant).iter().rev() {
                 let mut sum = SizeSum::default();
                 for (p, st) in sectors {

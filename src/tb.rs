@@ -5,7 +5,9 @@
 
 use crate::args::VariantArg;
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
-use morris_engine::Variant;
+use crate::args::InputError;
+use morris_engine::Rules;
+use morris_tablebase::sector::MAX_PIECES as MAX_TABLE_PIECES;
 use morris_tablebase::compact::DEFAULT_CACHE_MB;
 use morris_tablebase::tablebase::{Scanned, ScannedCompact, DEFAULT_DIR};
 use morris_tablebase::{FileError, Mapper, OpenOptions, Tablebase};
@@ -247,13 +249,32 @@ impl Variants {
         }
     }
 
-    /// The variants named.
-    pub fn list(self) -> Vec<Variant> {
+    /// The table games named.
+    pub fn list(self) -> Vec<Rules> {
         match self {
-            Variants::Standard => vec![Variant::Standard],
-            Variants::NoFlying => vec![Variant::NoFlying],
-            Variants::Both => Variant::ALL.to_vec(),
+            Variants::Standard => vec![Rules::STANDARD],
+            Variants::NoFlying => vec![Rules::NO_FLYING],
+            Variants::Both => vec![Rules::STANDARD, Rules::NO_FLYING],
         }
+    }
+
+    /// The table games of `--rules SPEC` if given (the table game of the spec), else
+    /// of `--variant`.
+    ///
+    /// # Errors
+    /// [`InputError`] for a bad spec, or one with more than nine pieces a side (the
+    /// tables hold at most nine).
+    pub fn with_rules(self, rules: Option<&str>) -> Result<Vec<Rules>, InputError> {
+        let Some(spec) = rules else {
+            return Ok(self.list());
+        };
+        let rules = Rules::parse(spec).map_err(|e| InputError(e.to_string()))?;
+        if rules.pieces() > MAX_TABLE_PIECES {
+            return Err(InputError(format!(
+                "rules {rules}: tablebases hold at most {MAX_TABLE_PIECES} pieces a side"
+            )));
+        }
+        Ok(vec![rules.tables()])
     }
 }
 
@@ -263,6 +284,14 @@ impl From<VariantArg> for Variants {
             VariantArg::Standard => Variants::Standard,
             VariantArg::NoFlying => Variants::NoFlying,
         }
+    }
+}
+
+/// The games of `--variant` or `--rules`, for people.
+pub fn games_name(variant: Variants, rules: Option<&str>) -> String {
+    match rules {
+        Some(spec) => format!("rules {spec}"),
+        None => variant.name().to_string(),
     }
 }
 

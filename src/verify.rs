@@ -7,10 +7,10 @@
 //! `.dtm` file, else from the `.wdl` file (results alone); a `.wdl` file beside a
 //! verified `.dtm` file is compared with it.
 
-use crate::tb::{TbDir, Variants};
+use crate::tb::{games_name, TbDir, Variants};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris_builder::verify::{self, check_sector, reads, Mismatches, Source, Stored, VerifyError};
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_tablebase::compact::{CompactFile, CompactTable, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
@@ -55,6 +55,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Variants::Both)]
     variant: Variants,
 
+    /// The tables of house rules instead of --variant, e.g. "standard,captures=per-mill".
+    #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
+    rules: Option<String>,
+
     /// With --full, recompute only these sectors' values, e.g. --sector 8-9 or
     /// --sector 6-5+1-1; only the files that check reads (the sector, its swapped sector
     /// and the sector its captures reach; for a placement sector, the sectors its
@@ -86,7 +90,7 @@ fn check_compact(
     against: Option<&Path>,
     tally: &mut Against,
 ) -> Result<String, FileError> {
-    let (variant, sector) = (file.header().variant, file.header().sector);
+    let (variant, sector) = (file.header().rules, file.header().sector);
     let entries = file.header().entries;
     let mut line = match raw {
         Some(raw) => {
@@ -133,14 +137,14 @@ fn label(source: Source<'_>) -> String {
 
 /// The good files of a run, by variant and sector.
 struct Good {
-    raw: HashMap<(Variant, SectorId), SectorFile>,
-    compact: BTreeMap<(Variant, SectorId), CompactTable>,
+    raw: HashMap<(Rules, SectorId), SectorFile>,
+    compact: BTreeMap<(Rules, SectorId), CompactTable>,
 }
 
 impl Good {
     /// The file a sector's values are best read from: the raw file, else the `.dtm`
     /// file, else the `.wdl` file.
-    fn source(&self, variant: Variant, sector: SectorId) -> Option<Source<'_>> {
+    fn source(&self, variant: Rules, sector: SectorId) -> Option<Source<'_>> {
         if let Some(f) = self.raw.get(&(variant, sector)) {
             return Some(Source::Raw(f));
         }
@@ -154,7 +158,7 @@ impl Good {
     /// the best file of each sector they lie in.
     fn check_values(
         &self,
-        variant: Variant,
+        variant: Rules,
         sector: SectorId,
         own: Source<'_>,
         bar: &ProgressBar,
@@ -180,7 +184,7 @@ struct Full {
 /// Recompute the values of `sector` from `own`, printing the outcome.
 fn full_check(
     good: &Good,
-    variant: Variant,
+    variant: Rules,
     sector: SectorId,
     own: Source<'_>,
     full: &mut Full,
@@ -241,10 +245,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if scanned.is_empty() && scanned_compact.is_empty() {
         anyhow::bail!("no tablebase files in {}", dir.display());
     }
-    let variants = args.variant.list();
+    let variants = args
+        .variant
+        .with_rules(args.rules.as_deref())
+        .map_err(|e| anyhow::anyhow!(e))?;
     // With --sector, only the files those sectors' check reads.
     let needed =
-        |s: SectorId| args.sector.is_empty() || args.sector.iter().any(|&t| reads(t).contains(&s));
+        |s: SectorId| args.sector.is_empty() || args.sector.iter().any(|&t| variants.iter().any(|&v| reads(v, t).contains(&s)));
     let mut good = Good {
         raw: HashMap::new(),
         compact: BTreeMap::new(),
@@ -302,14 +309,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if files == 0 && bad == 0 && args.sector.is_empty() {
         anyhow::bail!(
             "no {} tablebase files in {}",
-            args.variant.name(),
+            games_name(args.variant, args.rules.as_deref()),
             dir.display()
         );
     }
     let mut full = Full::default();
     if args.full {
         // Movement sectors first, then placement sectors.
-        let mut keys: Vec<(Variant, SectorId)> = good
+        let mut keys: Vec<(Rules, SectorId)> = good
             .raw
             .keys()
             .chain(good.compact.keys())
@@ -400,8 +407,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 /// bad files and the mismatched classes.
 fn check_classes(args: &Args, dir: &std::path::Path) -> anyhow::Result<(u64, u64)> {
     let names = morris_tablebase::classes::class_names(dir)?;
-    let variants = args.variant.list();
-    let chosen = |v: Variant, s: SectorId| {
+    let variants = args
+        .variant
+        .with_rules(args.rules.as_deref())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let chosen = |v: Rules, s: SectorId| {
         variants.contains(&v) && (args.sector.is_empty() || args.sector.contains(&s))
     };
     if !names.iter().any(|(v, s, _)| chosen(*v, *s)) {
@@ -422,9 +432,9 @@ fn check_variant_classes(
     args: &Args,
     dir: &std::path::Path,
     tb: &morris_tablebase::Tablebase,
-    variant: Variant,
-    names: &[(Variant, SectorId, std::path::PathBuf)],
-    chosen: &dyn Fn(Variant, SectorId) -> bool,
+    variant: Rules,
+    names: &[(Rules, SectorId, std::path::PathBuf)],
+    chosen: &dyn Fn(Rules, SectorId) -> bool,
 ) -> anyhow::Result<(u64, u64)> {
     use morris_builder::classes::{finished, verify_sector, Store};
     let (mut bad, mut mismatches) = (0u64, 0u64);

@@ -2,7 +2,7 @@
 //! value of every sector of both games of up to four pieces a side, damaged blocks,
 //! sets that mix raw and compact files.
 
-use morris_engine::{Color, Position, Setup, Variant};
+use morris_engine::{Color, Position, Setup, Rules};
 use morris_tablebase::compact::{compact_name, CompactFile, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
@@ -55,7 +55,7 @@ fn sets() -> &'static (PathBuf, PathBuf) {
 }
 
 /// Every sector of the raw set: variant, sector, raw file.
-fn raw_files(raw: &Path) -> Vec<(Variant, SectorId, SectorFile)> {
+fn raw_files(raw: &Path) -> Vec<(Rules, SectorId, SectorFile)> {
     Tablebase::scan(raw, OpenOptions::default())
         .expect("readable")
         .into_iter()
@@ -65,7 +65,7 @@ fn raw_files(raw: &Path) -> Vec<(Variant, SectorId, SectorFile)> {
 
 /// The position of entry `i` of a sector, in the colours a game gives it.
 fn position(
-    variant: Variant,
+    variant: Rules,
     sector: SectorId,
     index: &morris_tablebase::SectorIndex,
     i: u64,
@@ -157,13 +157,13 @@ fn a_mixed_set_answers_like_the_raw_one() {
     // placement sectors win/draw/loss only.
     let mut forms = Vec::new();
     for (variant, sector, _) in &files {
-        let names: Vec<(PathBuf, String)> = match (sector, variant) {
+        let names: Vec<(PathBuf, String)> = match (sector, *variant == Rules::STANDARD) {
             (SectorId::Movement(_), _) => vec![(raw.clone(), file_name(*variant, *sector))],
-            (_, Variant::Standard) => Kind::ALL
+            (_, true) => Kind::ALL
                 .iter()
                 .map(|&k| (compact.clone(), compact_name(*variant, *sector, k)))
                 .collect(),
-            (_, Variant::NoFlying) => {
+            (_, false) => {
                 vec![(compact.clone(), compact_name(*variant, *sector, Kind::Wdl))]
             }
         };
@@ -178,7 +178,7 @@ fn a_mixed_set_answers_like_the_raw_one() {
     let mut probed = 0;
     for (variant, sector, raw_file) in &files {
         let index = raw_file.index();
-        let wdl_only = matches!(sector, SectorId::Placement(_)) && *variant == Variant::NoFlying;
+        let wdl_only = matches!(sector, SectorId::Placement(_)) && *variant == Rules::NO_FLYING;
         assert_eq!(mixed.has_dtm(*variant, *sector), Some(!wdl_only));
         for i in (0..raw_file.header().entries).step_by(7) {
             let pos = position(*variant, *sector, index, i);
@@ -255,7 +255,7 @@ fn a_mixed_set_answers_like_the_raw_one() {
 fn a_damaged_block_is_detected_and_named() {
     let (raw, compact) = sets();
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let variant = Variant::Standard;
+    let variant = Rules::STANDARD;
     let sector = SectorId::Movement("4-4".parse().expect("a sector"));
     let name = compact_name(variant, sector, Kind::Dtm);
     let target = dir.path().join(&name);
@@ -320,7 +320,7 @@ fn pack_resumes() {
         std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copied");
     }
     let gone = compact_name(
-        Variant::NoFlying,
+        Rules::NO_FLYING,
         SectorId::Movement("3-4".parse().expect("a sector")),
         Kind::Wdl,
     );
@@ -368,17 +368,17 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
         dir.path().join(compact_name(variant, sector, kind))
     };
     // A flipped byte in the last block's data: the header and length are good.
-    let damaged = at(Variant::Standard, "4-4", Kind::Dtm);
+    let damaged = at(Rules::STANDARD, "4-4", Kind::Dtm);
     let mut bytes = std::fs::read(&damaged).expect("read");
     let n = bytes.len();
     bytes[n - 3] ^= 0x20;
     std::fs::write(&damaged, &bytes).expect("written");
     // Packed from a raw file with one value changed: every checksum and count agrees.
-    let foreign = at(Variant::Standard, "3-4", Kind::Wdl);
+    let foreign = at(Rules::STANDARD, "3-4", Kind::Wdl);
     let sector = SectorId::Movement("3-4".parse().expect("a sector"));
     let good = SectorFile::open(
-        &raw.join(file_name(Variant::Standard, sector)),
-        Variant::Standard,
+        &raw.join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
         sector,
     )
     .expect("opens");
@@ -389,17 +389,17 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
         .expect("a win");
     values[i] = Value::loss(0).0;
     let scratch = tempfile::tempdir().expect("a temporary directory");
-    morris_builder::write::write_sector(scratch.path(), Variant::Standard, sector, &values)
+    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
         .expect("written");
     let other = SectorFile::open(
-        &scratch.path().join(file_name(Variant::Standard, sector)),
-        Variant::Standard,
+        &scratch.path().join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
         sector,
     )
     .expect("opens");
     morris_builder::pack::pack_sector(&other, dir.path(), Kind::Wdl, 3).expect("packed");
     // Format version 1: no raw file's checksum (bytes 80..88 zero), the header resealed.
-    let old = at(Variant::NoFlying, "3-3", Kind::Dtm);
+    let old = at(Rules::NO_FLYING, "3-3", Kind::Dtm);
     let mut bytes = std::fs::read(&old).expect("read");
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     bytes[80..88].fill(0);
@@ -517,7 +517,7 @@ fn the_search_never_takes_a_value_without_distance_for_a_draw() {
     use morris_solver::{Limits, Searcher, Verdict};
     let (raw, compact) = sets();
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let variant = Variant::Standard;
+    let variant = Rules::STANDARD;
     let sector = SectorId::Movement("3-3".parse().expect("a sector"));
     let name = compact_name(variant, sector, Kind::Wdl);
     std::fs::copy(compact.join(&name), dir.path().join(&name)).expect("copied");
@@ -630,7 +630,7 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
         }
         assert_eq!(r.provenance, Provenance::Tablebase, "{pos}");
     }
-    for variant in [Variant::Standard, Variant::NoFlying] {
+    for variant in [Rules::STANDARD, Rules::NO_FLYING] {
         let pos = morris_engine::notation::parse_position(
             ".../.../.../....../.../.../... w 4 4",
             variant,

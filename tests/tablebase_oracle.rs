@@ -10,7 +10,7 @@ mod movement_oracle;
 
 use morris_builder::driver::{self, Reporter};
 use morris_builder::Observer;
-use morris_engine::{Bitboard, Color, Position, Setup, Variant};
+use morris_engine::{Bitboard, Color, Position, Protection, Rules, Setup, Variant};
 use morris_tablebase::{OpenOptions, Sector, SectorIndex, Tablebase};
 use movement_oracle::{Geometry, Oracle, FULL, NAMES};
 use std::collections::HashSet;
@@ -25,7 +25,7 @@ impl Reporter for Quiet {}
 /// Generate the tablebase for `target` (and what it needs) into a temporary directory.
 /// The generation runs on its own pool of `threads` threads.
 fn crate_tablebase(
-    variant: Variant,
+    variant: impl Into<Rules> + Send,
     target: Sector,
     threads: usize,
 ) -> (tempfile::TempDir, Tablebase) {
@@ -47,11 +47,16 @@ fn describe(v: u16) -> String {
 
 /// Compare every unreduced position of sector `(a, b)` with the tablebase, value and
 /// DTM, and every 61st again through `Tablebase::probe` with either colour to move.
+/// The rules the oracle plays by, as the crates name them.
+fn rules_of(oracle: &Oracle) -> Rules {
+    oracle.variant.rules().with_protection(oracle.protection)
+}
+
 fn compare(oracle: &Oracle, tb: &Tablebase, a: usize, b: usize) {
     let sector = Sector::new(a as u8, b as u8).expect("a sector");
     let stored = tb
-        .file(oracle.variant, sector)
-        .unwrap_or_else(|| panic!("{} {sector} was generated", oracle.variant))
+        .file(rules_of(oracle), sector)
+        .unwrap_or_else(|| panic!("{} {sector} was generated", rules_of(oracle)))
         .values()
         .expect("the file is intact");
     compare_values(oracle, sector, &stored, Some(tb));
@@ -87,7 +92,7 @@ fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&T
                 hand: [0, 0],
                 side_to_move: side,
             };
-            let pos = Position::from_setup(&setup, oracle.variant).expect("a valid position");
+            let pos = Position::from_setup(&setup, rules_of(oracle)).expect("a valid position");
             tb.value(&pos)
                 .expect("the file is intact")
                 .expect("the sector is loaded")
@@ -119,7 +124,7 @@ fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&T
         wrong,
         0,
         "{} {sector}: {wrong} positions disagree, e.g. {}",
-        oracle.variant,
+        rules_of(oracle),
         example.into_inner().unwrap_or_default().unwrap_or_default()
     );
 }
@@ -137,12 +142,24 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 /// the same answer every run; `generation_is_exact_under_thread_contention` checks
 /// that parallel generation gives the same values.
 fn check_against_tablebase(variant: Variant, target: (usize, usize), sectors: &[(usize, usize)]) {
+    check_under(variant, Protection::Standard, target, sectors);
+}
+
+/// [`check_against_tablebase`] under a protection rule (the capture count does not
+/// matter in the movement phase: no slide closes two mills, and a flying side has
+/// three pieces).
+fn check_under(
+    variant: Variant,
+    protection: Protection,
+    target: (usize, usize),
+    sectors: &[(usize, usize)],
+) {
     let clock = Instant::now();
-    let mut oracle = Oracle::new(variant);
+    let mut oracle = Oracle::with_protection(variant, protection);
     oracle.solve(target.0, target.1);
     let solved = clock.elapsed();
     let (_dir, tb) = crate_tablebase(
-        variant,
+        variant.rules().with_protection(protection),
         Sector::new(target.0 as u8, target.1 as u8).expect("a sector"),
         1,
     );
@@ -151,7 +168,8 @@ fn check_against_tablebase(variant: Variant, target: (usize, usize), sectors: &[
         compare(&oracle, &tb, a, b);
     }
     eprintln!(
-        "{variant} up to {}-{}: oracle {:.1} s, crate {:.1} s, total {:.1} s",
+        "{variant} (protection {}) up to {}-{}: oracle {:.1} s, crate {:.1} s, total {:.1} s",
+        protection.name(),
         target.0,
         target.1,
         solved.as_secs_f64(),
@@ -314,4 +332,23 @@ fn tablebase_matches_oracle_standard_up_to_4_4() {
 #[ignore = "about 51 million positions a sweep; run with --ignored in --release"]
 fn tablebase_matches_oracle_no_flying_up_to_4_4() {
     check_against_tablebase(Variant::NoFlying, (4, 4), &[(3, 3), (3, 4), (4, 3), (4, 4)]);
+}
+
+#[test]
+fn tablebase_matches_oracle_under_full_and_no_protection_up_to_4_3() {
+    for variant in Variant::ALL {
+        for protection in [Protection::None, Protection::Full] {
+            check_under(variant, protection, (3, 4), &[(3, 3), (3, 4), (4, 3)]);
+        }
+    }
+}
+
+#[test]
+#[ignore = "about 51 million positions a sweep; run with --ignored in --release"]
+fn tablebase_matches_oracle_under_full_and_no_protection_up_to_4_4() {
+    for variant in Variant::ALL {
+        for protection in [Protection::None, Protection::Full] {
+            check_under(variant, protection, (4, 4), &[(3, 3), (3, 4), (4, 3), (4, 4)]);
+        }
+    }
 }

@@ -45,7 +45,7 @@
 use crate::pack::write_blocks;
 use crate::write::{write_at, write_safely};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
-use morris_engine::{notation, Bitboard, Position, Variant, SYMMETRY_COUNT};
+use morris_engine::{notation, Bitboard, Position, Rules, SYMMETRY_COUNT};
 use morris_sys::{prefetch, AtomicWords};
 use morris_tablebase::blocks::BlockCache;
 use morris_tablebase::classes::{self, Class, ClassFile, DECIDED};
@@ -137,14 +137,15 @@ impl Store {
         &mut self,
         dir: &Path,
         tb: &Tablebase,
-        variant: Variant,
+        rules: impl Into<Rules>,
         needed: &[SectorId],
     ) -> Result<(), ClassError> {
+        let rules: Rules = rules.into();
         self.retain(needed);
         for &s in needed {
             if self.get(s).is_none() {
                 let entries =
-                    finished(dir, tb, variant, s)?.ok_or(ClassError::MissingClasses(s))?;
+                    finished(dir, tb, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
                 self.insert(s, entries);
             }
         }
@@ -190,10 +191,10 @@ impl Values<'_> {
 fn values<'a>(
     tb: &'a Tablebase,
     store: &Store,
-    variant: Variant,
+    rules: Rules,
     sector: SectorId,
 ) -> Result<Values<'a>, ClassError> {
-    if let Some(f) = tb.file(variant, sector) {
+    if let Some(f) = tb.file(rules, sector) {
         return Ok(Values {
             codes: Codes::Mapped(f.entries()?),
         });
@@ -209,7 +210,7 @@ fn values<'a>(
         });
     }
     let f = tb
-        .compact(variant, sector)
+        .compact(rules, sector)
         .and_then(|c| c.answering())
         .ok_or(ClassError::MissingValues(sector))?;
     let codes: Arc<[u8]> = f.raw_codes()?.into();
@@ -233,14 +234,14 @@ impl<'a> Reached<'a> {
     fn new(
         tb: &'a Tablebase,
         store: &Store,
-        variant: Variant,
+        rules: Rules,
         sector: SectorId,
     ) -> Result<Reached<'a>, ClassError> {
         let (us, them) = sector.board();
         Ok(Reached {
             sector,
             index: SectorIndex::get(usize::from(us), usize::from(them)),
-            values: values(tb, store, variant, sector)?,
+            values: values(tb, store, rules, sector)?,
             classes: Arc::clone(
                 store
                     .get(sector)
@@ -278,11 +279,11 @@ impl<'a> Reached<'a> {
 }
 
 /// The header counts of a sector's values.
-fn stats(tb: &Tablebase, variant: Variant, sector: SectorId) -> Result<SectorStats, ClassError> {
-    if let Some(f) = tb.file(variant, sector) {
+fn stats(tb: &Tablebase, rules: Rules, sector: SectorId) -> Result<SectorStats, ClassError> {
+    if let Some(f) = tb.file(rules, sector) {
         return Ok(f.header().stats);
     }
-    tb.compact(variant, sector)
+    tb.compact(rules, sector)
         .and_then(|c| c.answering())
         .map(|f| f.header().stats)
         .ok_or(ClassError::MissingValues(sector))
@@ -290,31 +291,32 @@ fn stats(tb: &Tablebase, variant: Variant, sector: SectorId) -> Result<SectorSta
 
 /// The checksum field of a sector's value file (raw, else compact), which a class
 /// file records.
-fn values_checksum(tb: &Tablebase, variant: Variant, sector: SectorId) -> Result<u64, ClassError> {
-    if let Some(f) = tb.file(variant, sector) {
+fn values_checksum(tb: &Tablebase, rules: Rules, sector: SectorId) -> Result<u64, ClassError> {
+    if let Some(f) = tb.file(rules, sector) {
         return Ok(f.header().checksum);
     }
-    tb.compact(variant, sector)
+    tb.compact(rules, sector)
         .and_then(|c| c.answering())
         .and_then(|f| f.header().source)
         .ok_or(ClassError::MissingValues(sector))
 }
 
 /// The stay class of a movement sector (for its side to move).
-pub fn stay_of(tb: &Tablebase, variant: Variant, sector: Sector) -> Result<i8, ClassError> {
-    let own = stats(tb, variant, sector.into())?;
-    let swapped = stats(tb, variant, sector.swapped().into())?;
+pub fn stay_of(tb: &Tablebase, rules: impl Into<Rules>, sector: Sector) -> Result<i8, ClassError> {
+    let rules: Rules = rules.into();
+    let own = stats(tb, rules, sector.into())?;
+    let swapped = stats(tb, rules, sector.swapped().into())?;
     Ok(classes::stay_class(&own, &swapped))
 }
 
 /// The position of board `(us, them)` of a sector ([`SectorId::setup`]).
-fn entry_position(variant: Variant, sector: SectorId, us: Bitboard, them: Bitboard) -> Position {
-    Position::from_setup(&sector.setup(us, them), variant).expect("an index yields valid positions")
+fn entry_position(rules: Rules, sector: SectorId, us: Bitboard, them: Bitboard) -> Position {
+    Position::from_setup(&sector.setup(us, them), rules).expect("an index yields valid positions")
 }
 
 /// The sectors whose classes a sector's classes are computed from: a movement
 /// sector's own pair and where its captures lead, a placement sector's successors.
-pub fn dependencies(sector: SectorId) -> Vec<SectorId> {
+pub fn dependencies(rules: Rules, sector: SectorId) -> Vec<SectorId> {
     match sector {
         SectorId::Movement(s) => {
             let mut out = vec![sector, s.swapped().into()];
@@ -323,7 +325,7 @@ pub fn dependencies(sector: SectorId) -> Vec<SectorId> {
             out
         }
         SectorId::Placement(p) => std::iter::once(sector)
-            .chain(p.successors().into_iter().map(SectorId::from))
+            .chain(p.successors(rules).into_iter().map(SectorId::from))
             .collect(),
     }
 }
@@ -365,7 +367,7 @@ struct Successors {
 /// (side 0 the sector asked for, side 1 its swapped one; for a symmetric pair both
 /// are the same sector, side 1 with the other player to move).
 struct Pair<'a> {
-    variant: Variant,
+    rules: Rules,
     sectors: [Sector; 2],
     index: [Arc<SectorIndex>; 2],
     values: [&'a Values<'a>; 2],
@@ -395,7 +397,7 @@ impl Pair<'_> {
     }
 
     fn flies(&self, pieces: Bitboard) -> bool {
-        self.variant.flying() && pieces.count() == 3
+        self.rules.flying() && pieces.count() == 3
     }
 
     /// Count each drawn position's drawing moves inside the pair and find its best
@@ -738,9 +740,10 @@ impl Pair<'_> {
 pub fn movement_pair(
     tb: &Tablebase,
     store: &Store,
-    variant: Variant,
+    rules: impl Into<Rules>,
     a: Sector,
 ) -> Result<Vec<(Sector, Vec<u16>)>, ClassError> {
+    let rules: Rules = rules.into();
     let symmetric = a == a.swapped();
     let sectors = [a, a.swapped()];
     let index = sectors.map(|s| SectorIndex::get(usize::from(s.us), usize::from(s.them)));
@@ -748,17 +751,17 @@ pub fn movement_pair(
     if 2 * n as u64 >= u64::from(u32::MAX) {
         return Err(inconsistent(a, "too many positions for this computation"));
     }
-    let own = values(tb, store, variant, a.into())?;
+    let own = values(tb, store, rules, a.into())?;
     let swapped = if symmetric {
         None
     } else {
-        Some(values(tb, store, variant, a.swapped().into())?)
+        Some(values(tb, store, rules, a.swapped().into())?)
     };
     let exits: Vec<Option<Reached>> = sectors
         .iter()
         .map(|s| {
             s.after_capture()
-                .map(|t| Reached::new(tb, store, variant, t.into()))
+                .map(|t| Reached::new(tb, store, rules, t.into()))
                 .transpose()
         })
         .collect::<Result<_, _>>()?;
@@ -767,7 +770,7 @@ pub fn movement_pair(
     best.try_reserve_exact(2 * n).map_err(memory)?;
     best.extend((0..2 * n).map(|_| AtomicI8::new(NO_EXIT)));
     let pair = Pair {
-        variant,
+        rules,
         sectors,
         index,
         values: [&own, swapped.as_ref().unwrap_or(&own)],
@@ -800,7 +803,7 @@ pub fn movement_pair(
             .collect_into_vec(&mut entries);
         out.push(entries);
     }
-    let stay = stay_of(tb, variant, a)?;
+    let stay = stay_of(tb, rules, a)?;
     pair.sweep(0, stay)?;
     pair.record(0, &mut out)?;
     if !symmetric {
@@ -841,16 +844,17 @@ fn reached_by<'r, 'a>(reached: &'r [Reached<'a>], pos: &Position) -> Option<&'r 
 pub fn placement_sector(
     tb: &Tablebase,
     store: &Store,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: PlacementSector,
 ) -> Result<Vec<u16>, ClassError> {
+    let rules: Rules = rules.into();
     let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     let id = SectorId::Placement(sector);
-    let own = values(tb, store, variant, id)?;
+    let own = values(tb, store, rules, id)?;
     let reached: Vec<Reached> = sector
-        .successors()
+        .successors(rules)
         .into_iter()
-        .map(|s| Reached::new(tb, store, variant, s.into()))
+        .map(|s| Reached::new(tb, store, rules, s.into()))
         .collect::<Result<_, _>>()?;
     // In chunks: every drawn position's successors are located (and their entries
     // prefetched) first, then read, so that the reads' cache misses overlap.
@@ -868,7 +872,7 @@ pub fn placement_sector(
                     continue;
                 }
                 let (us, them) = index.position(i);
-                let pos = entry_position(variant, id, us, them);
+                let pos = entry_position(rules, id, us, them);
                 for &m in pos.legal_moves().iter() {
                     let next = pos.play_unchecked(m);
                     if next.end().is_some() {
@@ -931,12 +935,13 @@ pub const LEVEL: i32 = 9;
 pub fn write_classes(
     dir: &Path,
     tb: &Tablebase,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
     entries: &[u16],
 ) -> Result<classes::Header, ClassError> {
+    let rules: Rules = rules.into();
     let stay = match sector {
-        SectorId::Movement(s) => stay_of(tb, variant, s)?,
+        SectorId::Movement(s) => stay_of(tb, rules, s)?,
         SectorId::Placement(_) => 0,
     };
     let block = 1usize << BLOCK_LOG2;
@@ -956,8 +961,8 @@ pub fn write_classes(
         }
     }
     let draws = entries.par_iter().filter(|&&e| e != DECIDED).count() as u64;
-    let values = values_checksum(tb, variant, sector)?;
-    let name = classes::file_name(variant, sector);
+    let values = values_checksum(tb, rules, sector)?;
+    let name = classes::file_name(rules, sector);
     let header = write_safely(dir, &name, |file| -> Result<classes::Header, Problem> {
         let (index_sum, data_len) = write_blocks(file, blocks.len(), LEVEL, |b| {
             let mut last = carried[b];
@@ -971,7 +976,7 @@ pub fn write_classes(
             bytes
         })?;
         let header = classes::Header {
-            variant,
+            rules,
             sector,
             stay,
             entries: entries.len() as u64,
@@ -997,10 +1002,11 @@ pub fn write_classes(
 pub fn finished(
     dir: &Path,
     tb: &Tablebase,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
 ) -> Result<Option<Arc<[u16]>>, ClassError> {
-    Ok(current(dir, tb, variant, sector)?.map(|(_, entries)| entries.into()))
+    let rules: Rules = rules.into();
+    Ok(current(dir, tb, rules, sector)?.map(|(_, entries)| entries.into()))
 }
 
 /// A sector's class file in `dir` and its entries (every block checked), if it is
@@ -1008,16 +1014,16 @@ pub fn finished(
 fn current(
     dir: &Path,
     tb: &Tablebase,
-    variant: Variant,
+    rules: Rules,
     sector: SectorId,
 ) -> Result<Option<(ClassFile, Vec<u16>)>, ClassError> {
-    let path = dir.join(classes::file_name(variant, sector));
+    let path = dir.join(classes::file_name(rules, sector));
     if !path.exists() {
         return Ok(None);
     }
     // Read once, block by block: no cache to keep.
-    let file = ClassFile::open(&path, variant, sector, Arc::new(BlockCache::new(0)))?;
-    if file.header().values != values_checksum(tb, variant, sector)? {
+    let file = ClassFile::open(&path, rules, sector, Arc::new(BlockCache::new(0)))?;
+    if file.header().values != values_checksum(tb, rules, sector)? {
         return Err(ClassError::File(FileError::new(
             &path,
             std::io::Error::other("was built from other values than the tables hold now"),
@@ -1038,17 +1044,18 @@ fn current(
 pub fn verify_classes(
     tb: &Tablebase,
     store: &Store,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
 ) -> Result<(u64, Option<u64>), ClassError> {
-    let deps = dependencies(sector);
+    let rules: Rules = rules.into();
+    let deps = dependencies(rules, sector);
     let reached: Vec<Reached> = deps
         .iter()
-        .map(|&s| Reached::new(tb, store, variant, s))
+        .map(|&s| Reached::new(tb, store, rules, s))
         .collect::<Result<_, _>>()?;
     let own = &reached[0];
     let stay = match sector {
-        SectorId::Movement(s) => Some(stay_of(tb, variant, s)?),
+        SectorId::Movement(s) => Some(stay_of(tb, rules, s)?),
         SectorId::Placement(_) => None,
     };
     let bad: Vec<u64> = (0..own.index.size())
@@ -1058,7 +1065,7 @@ pub fn verify_classes(
                 return Ok(None);
             }
             let (u, t) = own.index.position(i);
-            let pos = entry_position(variant, sector, u, t);
+            let pos = entry_position(rules, sector, u, t);
             let expected = expected_class(&reached, &pos, stay, sector)?;
             let ok = Class::decode(own.classes[i as usize]) == Some(expected);
             Ok((!ok).then_some(i))
@@ -1133,11 +1140,12 @@ pub fn verify_sector(
     dir: &Path,
     tb: &Tablebase,
     store: &mut Store,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
 ) -> Result<(u64, Option<u64>), ClassError> {
-    store.hold(dir, tb, variant, &dependencies(sector))?;
-    verify_classes(tb, store, variant, sector)
+    let rules: Rules = rules.into();
+    store.hold(dir, tb, rules, &dependencies(rules, sector))?;
+    verify_classes(tb, store, rules, sector)
 }
 
 // ---- the build ----
@@ -1162,11 +1170,11 @@ pub struct ClassReport {
 fn good_file(
     dir: &Path,
     tb: &Tablebase,
-    variant: Variant,
+    rules: Rules,
     sector: SectorId,
     log: &dyn Fn(&str),
 ) -> Result<Option<u64>, ClassError> {
-    let checked = current(dir, tb, variant, sector);
+    let checked = current(dir, tb, rules, sector);
     match checked {
         Ok(found) => Ok(found.map(|(f, _)| f.header().draws)),
         Err(ClassError::File(e)) if !e.problem.is_missing() => {
@@ -1188,11 +1196,12 @@ fn good_file(
 pub fn build_into(
     dir: &Path,
     tb: &Tablebase,
-    variant: Variant,
+    rules: impl Into<Rules>,
     movement: &[Sector],
     placement: &[PlacementSector],
     log: &dyn Fn(&str),
 ) -> Result<Vec<ClassReport>, ClassError> {
+    let rules: Rules = rules.into();
     let mut store = Store::default();
     let mut reports: Vec<ClassReport> = Vec::new();
     let skipped = |sector: SectorId, draws: u64| ClassReport {
@@ -1215,7 +1224,7 @@ pub fn build_into(
         };
         let mut done = Vec::new();
         for &s in &pair {
-            if let Some(draws) = good_file(dir, tb, variant, s.into(), log)? {
+            if let Some(draws) = good_file(dir, tb, rules, s.into(), log)? {
                 done.push(skipped(s.into(), draws));
             }
         }
@@ -1228,15 +1237,15 @@ pub fn build_into(
             .filter_map(|s| s.after_capture())
             .map(SectorId::from)
             .collect();
-        store.hold(dir, tb, variant, &needed)?;
+        store.hold(dir, tb, rules, &needed)?;
         let clock = std::time::Instant::now();
-        let built = movement_pair(tb, &store, variant, sector)?;
+        let built = movement_pair(tb, &store, rules, sector)?;
         let time = clock.elapsed();
         for (s, entries) in built {
-            let header = write_classes(dir, tb, variant, s.into(), &entries)?;
+            let header = write_classes(dir, tb, rules, s.into(), &entries)?;
             log(&format!(
                 "classes {} {s}: {} draws, stay class {:+}, {:.1} s",
-                variant.name(),
+                rules.table_name(),
                 header.draws,
                 header.stay,
                 time.as_secs_f64()
@@ -1252,23 +1261,23 @@ pub fn build_into(
     }
     for &sector in placement {
         let id = SectorId::Placement(sector);
-        if let Some(draws) = good_file(dir, tb, variant, id, log)? {
+        if let Some(draws) = good_file(dir, tb, rules, id, log)? {
             reports.push(skipped(id, draws));
             continue;
         }
         let needed: Vec<SectorId> = sector
-            .successors()
+            .successors(rules)
             .into_iter()
             .map(SectorId::from)
             .collect();
-        store.hold(dir, tb, variant, &needed)?;
+        store.hold(dir, tb, rules, &needed)?;
         let clock = std::time::Instant::now();
-        let entries = placement_sector(tb, &store, variant, sector)?;
+        let entries = placement_sector(tb, &store, rules, sector)?;
         let time = clock.elapsed();
-        let header = write_classes(dir, tb, variant, id, &entries)?;
+        let header = write_classes(dir, tb, rules, id, &entries)?;
         log(&format!(
             "classes {} {sector}: {} draws, {:.1} s",
-            variant.name(),
+            rules.table_name(),
             header.draws,
             time.as_secs_f64()
         ));

@@ -5,7 +5,7 @@
 //! old file is replaced (by a rename, see [`crate::write`]) only when both agree.
 
 use crate::write::write_blocks;
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_tablebase::file::{
     encode_byte, file_name, read_header, FileError, Header, Problem, BLOCK, ENCODING_DTM8, VERSION,
 };
@@ -28,7 +28,7 @@ pub enum Converted {
     },
 }
 
-/// Rewrite the file of `variant` and `sector` in `dir`, written in an older format
+/// Rewrite the file of `rules` and `sector` in `dir`, written in an older format
 /// version, in the current one, safely (temporary file, sync, rename over the old
 /// file). The old payload is checked against its checksum and its values against the
 /// counts of its header as it is read; nothing replaces the old file unless both
@@ -39,11 +39,12 @@ pub enum Converted {
 /// to write (the old file is then left as it was).
 pub fn convert_file(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: impl Into<SectorId>,
 ) -> Result<Converted, FileError> {
+    let rules: Rules = rules.into();
     let sector = sector.into();
-    let (file, old) = read_header(&dir.join(file_name(variant, sector)), variant, sector)?;
+    let (file, old) = read_header(&dir.join(file_name(rules, sector)), rules, sector)?;
     if old.version == VERSION {
         return Ok(Converted::Current);
     }
@@ -94,7 +95,7 @@ pub fn convert_file(
             Ok(())
         }
     };
-    write_blocks(dir, variant, sector, old.entries, fill, accept)?;
+    write_blocks(dir, rules, sector, old.entries, fill, accept)?;
     Ok(Converted::From {
         version: old.version,
         old_len: old.file_len(),
@@ -114,7 +115,7 @@ mod tests {
     /// A file of an older version, written as earlier versions of morris did: version
     /// 1 (movement, one `u16` a value) or 2 (placement, one byte a value), one xxh3
     /// over the payload.
-    fn write_old(dir: &Path, variant: Variant, sector: SectorId, values: &[u16]) -> PathBuf {
+    fn write_old(dir: &Path, rules: Rules, sector: SectorId, values: &[u16]) -> PathBuf {
         let (version, encoding, payload): (u32, u8, Vec<u8>) = match sector {
             SectorId::Movement(_) => (1, 1, values.iter().flat_map(|v| v.to_le_bytes()).collect()),
             SectorId::Placement(_) => {
@@ -125,7 +126,7 @@ mod tests {
         let stats = SectorStats::of(values);
         let mut h = Header {
             version,
-            variant,
+            rules,
             sector,
             entries: values.len() as u64,
             checksum: xxh3_64(&payload),
@@ -136,7 +137,7 @@ mod tests {
         (h[15], h[62]) = (encoding, 0);
         let sum = xxh3_64(&h[0..64]);
         h[64..72].copy_from_slice(&sum.to_le_bytes());
-        let path = dir.join(file_name(variant, sector));
+        let path = dir.join(file_name(rules, sector));
         std::fs::write(&path, [&h[..], &payload].concat()).expect("written");
         path
     }
@@ -155,32 +156,32 @@ mod tests {
                 // Movement files hold no inverted values.
                 values.iter_mut().for_each(|v| *v &= 0x7FFF);
             }
-            let path = write_old(dir.path(), Variant::Standard, sector, &values);
-            let err = SectorFile::open(&path, Variant::Standard, sector).expect_err("old");
+            let path = write_old(dir.path(), Rules::STANDARD, sector, &values);
+            let err = SectorFile::open(&path, Rules::STANDARD, sector).expect_err("old");
             assert!(matches!(err.problem, Problem::OldVersion(_)), "{err}");
             assert!(!err.problem.is_bad_file());
             assert!(err.to_string().contains("morris convert"), "{err}");
-            let from = convert_file(dir.path(), Variant::Standard, sector).expect("converted");
+            let from = convert_file(dir.path(), Rules::STANDARD, sector).expect("converted");
             assert!(
                 matches!(from, Converted::From { version: 1 | 2, .. }),
                 "{from:?}"
             );
-            let file = SectorFile::open(&path, Variant::Standard, sector).expect("current");
+            let file = SectorFile::open(&path, Rules::STANDARD, sector).expect("current");
             assert_eq!(file.values().expect("good"), values, "{sector}");
             assert_eq!(file.header().stats, SectorStats::of(&values));
             assert_eq!(
-                convert_file(dir.path(), Variant::Standard, sector).expect("current"),
+                convert_file(dir.path(), Rules::STANDARD, sector).expect("current"),
                 Converted::Current
             );
         }
         // A damaged old file is refused whole and kept as it was; nothing is left over.
         let values = sample(orbit_count(3, 3));
         let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
-        let path = write_old(dir.path(), Variant::NoFlying, p, &values);
+        let path = write_old(dir.path(), Rules::NO_FLYING, p, &values);
         let mut bytes = std::fs::read(&path).expect("read");
         bytes[HEADER_LEN + 5000] ^= 1;
         std::fs::write(&path, &bytes).expect("written");
-        let err = convert_file(dir.path(), Variant::NoFlying, p).expect_err("damaged");
+        let err = convert_file(dir.path(), Rules::NO_FLYING, p).expect_err("damaged");
         assert!(matches!(err.problem, Problem::Checksum { .. }), "{err}");
         assert_eq!(std::fs::read(&path).expect("kept"), bytes);
         assert!(!dir.path().join("no-flying-3-3+3-3.tb.tmp").exists());

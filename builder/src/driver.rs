@@ -4,7 +4,7 @@
 //! solved pair by pair in dependency order. A pair whose files are already present and
 //! valid (header, size and payload checksum) is skipped, so a run that was cut resumes
 //! with the pair it was working on; any other file with a sector's name (stale,
-//! truncated, corrupt, of another variant or version) is reported and regenerated.
+//! truncated, corrupt, of another rules or version) is reported and regenerated.
 //!
 //! A whole game ([`generate_game_into`]) adds its placement sectors after its
 //! movement sectors, one at a time in the order of [`PlacementSector::all`], each
@@ -18,7 +18,7 @@ use crate::pack::{default_level, pack_sector, packed_from};
 use crate::placement::{solve_placement, PlacementError};
 use crate::progress::{Observer, Silent};
 use crate::write::write_sector;
-use morris_engine::{Variant, PIECES_PER_PLAYER};
+use morris_engine::{Rules, PIECES_PER_PLAYER};
 use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, Kind};
 use morris_tablebase::file::{file_name, FileError, SectorFile};
 use morris_tablebase::index::orbit_count;
@@ -62,8 +62,8 @@ pub enum DriverError {
 /// What happened to one sector.
 #[derive(Clone, Debug)]
 pub struct SectorReport {
-    /// The variant.
-    pub variant: Variant,
+    /// The rules.
+    pub rules: Rules,
     /// The sector.
     pub sector: SectorId,
     /// Counts of its values.
@@ -95,7 +95,7 @@ pub trait Reporter: Observer {
     fn log(&self, _line: &str) {}
     /// A pair of movement sectors, or one placement sector, starts, with its number of
     /// positions.
-    fn pair_started(&self, _variant: Variant, _sectors: &[SectorId], _positions: u64) {}
+    fn pair_started(&self, _variant: Rules, _sectors: &[SectorId], _positions: u64) {}
     /// A sector is finished (or found finished).
     fn sector_done(&self, _report: &SectorReport) {}
 }
@@ -115,10 +115,11 @@ pub fn plan(targets: &[Sector]) -> Vec<Sector> {
 
 /// Whether every movement sector that `targets` need ([`plan`]) has a finished file in
 /// `dir`, checked whole: a run of [`generate_into`] would then solve nothing.
-pub fn is_finished(dir: &Path, variant: Variant, targets: &[Sector]) -> bool {
+pub fn is_finished(dir: &Path, rules: impl Into<Rules>, targets: &[Sector]) -> bool {
+    let rules: Rules = rules.into();
     plan(targets)
         .into_iter()
-        .all(|s| finished(dir, variant, s).is_ok())
+        .all(|s| finished(dir, rules, s).is_ok())
 }
 
 /// Number of positions (up to symmetry) in these sectors.
@@ -146,11 +147,11 @@ fn reset_peak_memory() {
 /// Open a finished file and check it whole; `Err` says why it cannot be used.
 fn finished(
     dir: &Path,
-    variant: Variant,
+    rules: Rules,
     sector: impl Into<SectorId>,
 ) -> Result<SectorFile, FileError> {
     let sector = sector.into();
-    let f = SectorFile::open(&dir.join(file_name(variant, sector)), variant, sector)?;
+    let f = SectorFile::open(&dir.join(file_name(rules, sector)), rules, sector)?;
     f.check_payload()?;
     Ok(f)
 }
@@ -218,7 +219,7 @@ fn lock(dir: &Path) -> Result<std::fs::File, DriverError> {
     }
 }
 
-/// Generate `targets` (and what they need) for `variant` into `dir`: movement
+/// Generate `targets` (and what they need) for `rules` into `dir`: movement
 /// sectors with everything their captures reach, placement sectors with every sector
 /// their placements reach, placing phase and movement alike.
 ///
@@ -227,11 +228,12 @@ fn lock(dir: &Path) -> Result<std::fs::File, DriverError> {
 /// files stay valid and a later run resumes from them.
 pub fn generate_into<S: Into<SectorId> + Copy>(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     targets: &[S],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
-    generate_into_as(dir, variant, targets, Output::Raw, reporter)
+    let rules: Rules = rules.into();
+    generate_into_as(dir, rules, targets, Output::Raw, reporter)
 }
 
 /// [`generate_into`], leaving `output`'s files.
@@ -240,15 +242,16 @@ pub fn generate_into<S: Into<SectorId> + Copy>(
 /// As [`generate_into`].
 pub fn generate_into_as<S: Into<SectorId> + Copy>(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     targets: &[S],
     output: Output,
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    let rules: Rules = rules.into();
     let _lock = lock_dir(dir)?;
     let targets: Vec<SectorId> = targets.iter().map(|&t| t.into()).collect();
-    let (movement, placement) = plan_sectors(&targets);
-    let run = Run::new(dir, variant, output, &plan(&movement), &placement);
+    let (movement, placement) = plan_sectors(rules, &targets);
+    let run = Run::new(dir, rules, output, &plan(&movement), &placement);
     let mut reports = movement_into(&run, &movement, reporter)?;
     reports.extend(placement_into(&run, &placement, reporter)?);
     run.retire_all(reporter)?;
@@ -257,7 +260,7 @@ pub fn generate_into_as<S: Into<SectorId> + Copy>(
 
 /// Everything `targets` need, in generation order: the movement sectors (see
 /// [`plan`]), then the placement sectors (see [`placement_plan`]).
-pub fn plan_sectors(targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>) {
+pub fn plan_sectors(rules: Rules, targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>) {
     let (mut movement, mut placement) = (Vec::new(), Vec::new());
     for &t in targets {
         match t {
@@ -265,11 +268,11 @@ pub fn plan_sectors(targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>)
             SectorId::Placement(p) => placement.push(p),
         }
     }
-    let placement = placement_plan(&placement);
+    let placement = placement_plan(rules, &placement);
     movement.extend(
         placement
             .iter()
-            .flat_map(|p| p.successors())
+            .flat_map(|p| p.successors(rules))
             .filter_map(|s| match s {
                 SuccessorSector::Movement(m) => Some(m),
                 SuccessorSector::Placement(_) => None,
@@ -280,12 +283,12 @@ pub fn plan_sectors(targets: &[SectorId]) -> (Vec<Sector>, Vec<PlacementSector>)
 
 /// The placement sectors needed for `targets` (their successors, and theirs), in
 /// solving order.
-pub fn placement_plan(targets: &[PlacementSector]) -> Vec<PlacementSector> {
+pub fn placement_plan(rules: Rules, targets: &[PlacementSector]) -> Vec<PlacementSector> {
     let mut need: HashSet<PlacementSector> = HashSet::new();
     let mut stack = targets.to_vec();
     while let Some(p) = stack.pop() {
         if need.insert(p) {
-            stack.extend(p.successors().into_iter().filter_map(|s| match s {
+            stack.extend(p.successors(rules).into_iter().filter_map(|s| match s {
                 SuccessorSector::Placement(q) => Some(q),
                 SuccessorSector::Movement(_) => None,
             }));
@@ -298,7 +301,7 @@ pub fn placement_plan(targets: &[PlacementSector]) -> Vec<PlacementSector> {
 }
 
 /// Generate every sector of a game of `max_pieces` pieces a side (on the board and in
-/// hand, 3 to 9) for `variant` into `dir`: the movement sectors with both counts up
+/// hand, 3 to 9) for `rules` into `dir`: the movement sectors with both counts up
 /// to `max_pieces`, then every placement sector of [`PlacementSector::all`].
 ///
 /// # Errors
@@ -306,11 +309,12 @@ pub fn placement_plan(targets: &[PlacementSector]) -> Vec<PlacementSector> {
 /// solved; finished files stay valid and a later run resumes from them.
 pub fn generate_game_into(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     max_pieces: u8,
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
-    generate_game_as(dir, variant, max_pieces, Output::Raw, reporter)
+    let rules: Rules = rules.into();
+    generate_game_as(dir, rules, max_pieces, Output::Raw, reporter)
 }
 
 /// [`generate_game_into`], leaving `output`'s files.
@@ -319,18 +323,19 @@ pub fn generate_game_into(
 /// As [`generate_game_into`].
 pub fn generate_game_as(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     max_pieces: u8,
     output: Output,
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
+    let rules: Rules = rules.into();
     let _lock = lock_dir(dir)?;
     let targets: Vec<Sector> = Sector::all()
         .into_iter()
         .filter(|s| s.us <= max_pieces && s.them <= max_pieces)
         .collect();
     let placement = PlacementSector::all(max_pieces);
-    let run = Run::new(dir, variant, output, &plan(&targets), &placement);
+    let run = Run::new(dir, rules, output, &plan(&targets), &placement);
     let mut reports = movement_into(&run, &targets, reporter)?;
     reports.extend(placement_into(&run, &placement, reporter)?);
     run.retire_all(reporter)?;
@@ -341,7 +346,7 @@ pub fn generate_game_as(
 /// sector's raw file is read for the last time.
 struct Run<'a> {
     dir: &'a Path,
-    variant: Variant,
+    rules: Rules,
     output: Output,
     /// Per sector, the work items (movement pairs in plan order, then placement
     /// sectors) that read its raw values: its raw file goes once the last is done.
@@ -357,7 +362,7 @@ struct Run<'a> {
 impl<'a> Run<'a> {
     fn new(
         dir: &'a Path,
-        variant: Variant,
+        rules: Rules,
         output: Output,
         movement: &[Sector],
         placement: &[PlacementSector],
@@ -382,7 +387,7 @@ impl<'a> Run<'a> {
         // file waits for the placement pass.
         for &p in placement {
             items.insert(p.into(), next);
-            for t in p.successors() {
+            for t in p.successors(rules) {
                 if let SuccessorSector::Placement(_) = t {
                     readers.entry(t.into()).or_default().push(next);
                 }
@@ -391,7 +396,7 @@ impl<'a> Run<'a> {
         }
         Run {
             dir,
-            variant,
+            rules,
             output,
             readers,
             done: std::cell::RefCell::new(HashSet::new()),
@@ -402,32 +407,32 @@ impl<'a> Run<'a> {
     /// The values of a finished sector, decoded: from its raw file, else (in a
     /// compact run) from its `.dtm` file.
     fn decoded(&self, sector: SectorId) -> Result<ValueCopy, FileError> {
-        let path = self.dir.join(file_name(self.variant, sector));
+        let path = self.dir.join(file_name(self.rules, sector));
         if self.output == Output::Compact && !path.exists() {
-            let id = (self.variant, sector, Kind::Dtm);
-            let path = self.dir.join(compact_name(self.variant, sector, Kind::Dtm));
+            let id = (self.rules, sector, Kind::Dtm);
+            let path = self.dir.join(compact_name(self.rules, sector, Kind::Dtm));
             let f = CompactFile::open(&path, id, Arc::new(BlockCache::new(0)))?;
             return ValueCopy::decode(&f.raw_codes()?).map_err(|e| FileError {
                 path,
                 problem: e.into(),
             });
         }
-        decoded(self.dir, self.variant, sector)
+        decoded(self.dir, self.rules, sector)
     }
 
     /// A sector's files as found: its raw file, else (in a compact run) its two
     /// compact files, each checked whole.
     fn found(&self, sector: SectorId) -> Found {
-        let raw = Found::of(finished(self.dir, self.variant, sector));
+        let raw = Found::of(finished(self.dir, self.rules, sector));
         if self.output == Output::Raw || !matches!(raw, Found::Missing) {
             return raw;
         }
         let mut stats = None;
         for kind in Kind::ALL {
-            let path = self.dir.join(compact_name(self.variant, sector, kind));
+            let path = self.dir.join(compact_name(self.rules, sector, kind));
             let checked = CompactFile::open(
                 &path,
-                (self.variant, sector, kind),
+                (self.rules, sector, kind),
                 Arc::new(BlockCache::new(0)),
             )
             .and_then(|f| {
@@ -488,14 +493,14 @@ impl<'a> Run<'a> {
     /// Pack a sector's raw file into its compact files, unless they are there and
     /// packed from it, and remove it.
     fn retire(&self, sector: SectorId, reporter: &dyn Reporter) -> Result<(), DriverError> {
-        let path = self.dir.join(file_name(self.variant, sector));
+        let path = self.dir.join(file_name(self.rules, sector));
         if !path.exists() {
             return Ok(());
         }
-        let raw = finished(self.dir, self.variant, sector)?;
+        let raw = finished(self.dir, self.rules, sector)?;
         for kind in Kind::ALL {
-            let out = self.dir.join(compact_name(self.variant, sector, kind));
-            match packed_from(&out, (self.variant, sector, kind), &raw) {
+            let out = self.dir.join(compact_name(self.rules, sector, kind));
+            match packed_from(&out, (self.rules, sector, kind), &raw) {
                 Ok(Some(_)) => continue,
                 Ok(None) => {}
                 Err(why) => reporter.log(&format!("{why}; packing it again")),
@@ -517,13 +522,13 @@ impl<'a> Run<'a> {
 /// [`DriverError`] when the directory cannot be read or locked.
 pub fn convert_dir(
     dir: &Path,
-    variants: &[Variant],
+    variants: &[Rules],
     each: &mut dyn FnMut(&Path, Result<Converted, FileError>),
 ) -> Result<(), DriverError> {
     let _lock = lock_dir(dir)?;
-    for (variant, sector, path) in table_names(dir)? {
-        if variants.contains(&variant) {
-            each(&path, convert_file(dir, variant, sector));
+    for (rules, sector, path) in table_names(dir)? {
+        if variants.contains(&rules) {
+            each(&path, convert_file(dir, rules, sector));
         }
     }
     Ok(())
@@ -538,9 +543,9 @@ fn lock_dir(dir: &Path) -> Result<std::fs::File, DriverError> {
 
 /// The values of a finished file, decoded to raw `u16`s in memory with huge pages
 /// (read at random by the sectors solved from it).
-fn decoded(dir: &Path, variant: Variant, sector: SectorId) -> Result<ValueCopy, FileError> {
-    let path = dir.join(file_name(variant, sector));
-    let f = SectorFile::open(&path, variant, sector)?;
+fn decoded(dir: &Path, rules: Rules, sector: SectorId) -> Result<ValueCopy, FileError> {
+    let path = dir.join(file_name(rules, sector));
+    let f = SectorFile::open(&path, rules, sector)?;
     ValueCopy::decode(f.entries()?).map_err(|e| FileError {
         path,
         problem: e.into(),
@@ -554,7 +559,7 @@ fn placement_into(
     sectors: &[PlacementSector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
-    let (dir, variant) = (run.dir, run.variant);
+    let (dir, rules) = (run.dir, run.rules);
     let mut reports = Vec::new();
     for &sector in sectors {
         let stats = match run.found(sector.into()) {
@@ -569,7 +574,7 @@ fn placement_into(
         };
         if let Some(stats) = stats {
             let report = SectorReport {
-                variant,
+                rules,
                 sector: sector.into(),
                 stats,
                 time: Duration::ZERO,
@@ -583,21 +588,21 @@ fn placement_into(
         }
         // Every successor's file was written (or found good) earlier in this run.
         let mut deps: Vec<(SuccessorSector, ValueCopy)> = Vec::new();
-        for next in sector.successors() {
+        for next in sector.successors(run.rules) {
             deps.push((next, run.decoded(next.into())?));
         }
-        reporter.pair_started(variant, &[sector.into()], sector.size());
+        reporter.pair_started(rules, &[sector.into()], sector.size());
         reset_peak_memory();
         let clock = Instant::now();
         let lookup =
             |s: SuccessorSector| deps.iter().find(|(t, _)| *t == s).map(|(_, v)| v.values());
-        let values = solve_placement(variant, sector, &lookup, reporter)?;
+        let values = solve_placement(rules, sector, &lookup, reporter)?;
         drop(deps);
         let time = clock.elapsed();
         reporter.phase("write", 0);
-        let header = write_sector(dir, variant, sector, &values)?;
+        let header = write_sector(dir, rules, sector, &values)?;
         drop(values);
-        reports.push(written(dir, variant, sector, header.stats, time, reporter)?);
+        reports.push(written(dir, rules, sector, header.stats, time, reporter)?);
         run.finish(sector.into(), reporter)?;
     }
     Ok(reports)
@@ -607,7 +612,7 @@ fn placement_into(
 /// builds on a file that does not read back).
 fn written(
     dir: &Path,
-    variant: Variant,
+    rules: Rules,
     sector: impl Into<SectorId> + Copy,
     stats: SectorStats,
     time: Duration,
@@ -615,14 +620,14 @@ fn written(
 ) -> Result<SectorReport, DriverError> {
     // The peak is taken before the read-back, which is not part of the solving.
     let report = SectorReport {
-        variant,
+        rules,
         sector: sector.into(),
         stats,
         time,
         peak_memory: peak_memory(),
         skipped: false,
     };
-    finished(dir, variant, sector)?;
+    finished(dir, rules, sector)?;
     reporter.sector_done(&report);
     Ok(report)
 }
@@ -634,7 +639,7 @@ fn movement_into(
     targets: &[Sector],
     reporter: &dyn Reporter,
 ) -> Result<Vec<SectorReport>, DriverError> {
-    let (dir, variant) = (run.dir, run.variant);
+    let (dir, rules) = (run.dir, run.rules);
     let order = plan(targets);
     // Sectors found valid or written (and read back) in this run.
     let mut finished_here: HashSet<Sector> = HashSet::new();
@@ -661,7 +666,7 @@ fn movement_into(
         if present.len() == pair.len() {
             for (&s, stats) in pair.iter().zip(present) {
                 let report = SectorReport {
-                    variant,
+                    rules,
                     sector: s.into(),
                     stats,
                     time: Duration::ZERO,
@@ -682,11 +687,11 @@ fn movement_into(
             deps.insert(t, run.decoded(t.into())?);
         }
         let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
-        reporter.pair_started(variant, &ids, positions(&pair));
+        reporter.pair_started(rules, &ids, positions(&pair));
         reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(
-            variant,
+            rules,
             sector,
             &|s| deps.get(&s).map(ValueCopy::values),
             reporter,
@@ -695,9 +700,9 @@ fn movement_into(
         let time = clock.elapsed();
         reporter.phase("write", 0);
         for (s, values) in solved {
-            let header = write_sector(dir, variant, s, &values)?;
+            let header = write_sector(dir, rules, s, &values)?;
             drop(values);
-            reports.push(written(dir, variant, s, header.stats, time, reporter)?);
+            reports.push(written(dir, rules, s, header.stats, time, reporter)?);
             finished_here.insert(s);
         }
         run.finish(sector.into(), reporter)?;
@@ -759,18 +764,18 @@ mod tests {
     fn a_set_is_finished_when_every_file_it_needs_is_good() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let four = Sector::new(4, 3).expect("a sector");
-        let variant = Variant::NoFlying;
-        assert!(!is_finished(dir.path(), variant, &[four]));
-        generate_into(dir.path(), variant, &[four], &Silent).expect("generated");
-        assert!(is_finished(dir.path(), variant, &[four]));
-        assert!(!is_finished(dir.path(), Variant::Standard, &[four]));
+        let rules = Rules::NO_FLYING;
+        assert!(!is_finished(dir.path(), rules, &[four]));
+        generate_into(dir.path(), rules, &[four], &Silent).expect("generated");
+        assert!(is_finished(dir.path(), rules, &[four]));
+        assert!(!is_finished(dir.path(), Rules::STANDARD, &[four]));
         let three = dir
             .path()
-            .join(file_name(variant, Sector::new(3, 3).expect("a sector")));
+            .join(file_name(rules, Sector::new(3, 3).expect("a sector")));
         let mut bytes = std::fs::read(&three).expect("written");
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
         std::fs::write(&three, bytes).expect("damaged");
-        assert!(!is_finished(dir.path(), variant, &[four]));
+        assert!(!is_finished(dir.path(), rules, &[four]));
     }
 }

@@ -50,7 +50,7 @@
 
 use crate::progress::{Observer, Silent};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
-use morris_engine::{Bitboard, Variant, POINT_COUNT, SYMMETRY_COUNT};
+use morris_engine::{capturable_of, Bitboard, Protection, Rules, POINT_COUNT, SYMMETRY_COUNT};
 use morris_sys::{prefetch, AtomicWords};
 use morris_tablebase::combin::{compress, rank};
 use morris_tablebase::index::{RankMap, UsSet};
@@ -197,7 +197,8 @@ const MAX_PREDECESSORS: usize = 64;
 ///
 /// # Errors
 /// As [`solve_pair`].
-pub fn solve_movement(variant: Variant, max: u8) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+pub fn solve_movement(rules: impl Into<Rules>, max: u8) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+    let rules: Rules = rules.into();
     let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
     for s in Sector::all()
         .into_iter()
@@ -207,13 +208,13 @@ pub fn solve_movement(variant: Variant, max: u8) -> Result<Vec<(Sector, Vec<u16>
             continue;
         }
         let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-        let pair = solve_pair(variant, s, &lookup, &Silent)?;
+        let pair = solve_pair(rules, s, &lookup, &Silent)?;
         all.extend(pair);
     }
     Ok(all)
 }
 
-/// Solve the pair of `sector` (the sector and its swapped sector, colours exchanged) under `variant`.
+/// Solve the pair of `sector` (the sector and its swapped sector, colours exchanged) under `rules`.
 ///
 /// `captured(s)` must return the stored values of every sector a capture reaches
 /// (`sector.after_capture()` and its swapped sector's). Returns the stored values of the
@@ -223,11 +224,12 @@ pub fn solve_movement(variant: Variant, max: u8) -> Result<Vec<(Sector, Vec<u16>
 /// [`GenerateError`] for a missing or wrongly sized dependency, or a distance beyond
 /// the working encoding.
 pub fn solve_pair<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: Sector,
     captured: &dyn Fn(Sector) -> Option<&'a [u16]>,
     observer: &dyn Observer,
 ) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+    let rules: Rules = rules.into();
     let mut sectors = vec![sector];
     if sector.swapped() != sector {
         sectors.push(sector.swapped());
@@ -278,7 +280,7 @@ pub fn solve_pair<'a>(
         });
     }
     let gen = Generator {
-        variant,
+        rules,
         work,
         sides,
         max_level: AtomicU64::new(0),
@@ -375,12 +377,14 @@ enum Origins<'w> {
     Same(UsSet<'w>, Option<(RankMap<'w>, u32, [u32; POINT_COUNT])>),
     /// A block of the flipped side: the major side's moves back from the block's set,
     /// as the point each came from and the set it leaves, located once; a move applies
-    /// to a position where that point is empty.
-    Moves(Vec<(Bitboard, UsSet<'w>)>),
+    /// to a position where that point is empty. Then the moves back of its pieces in
+    /// mills, which apply only where the capture was forfeited
+    /// ([`Generator::forfeits`]).
+    Moves(Vec<(Bitboard, UsSet<'w>)>, Vec<(Bitboard, UsSet<'w>)>),
 }
 
 struct Generator<'a> {
-    variant: Variant,
+    rules: Rules,
     /// The index of the working layout: the major side's.
     work: Arc<SectorIndex>,
     sides: Vec<WorkSector<'a>>,
@@ -416,8 +420,27 @@ impl Generator<'_> {
         self.work.index_with_stabiliser(x, y).1
     }
 
+    /// Whether a mill closed against `victims` takes nothing: full protection, and
+    /// every one of them in a mill.
+    #[inline]
+    fn forfeits(&self, victims: Bitboard) -> bool {
+        self.rules.protection() == Protection::Full && capturable_of(victims, Protection::Full).is_empty()
+    }
+
+    /// The pieces of `movers` that may have made the last move into a position where
+    /// `victims` is to move without a capture: those outside mills (a piece in a mill
+    /// closed it, and took), or any where the capture was forfeited.
+    #[inline]
+    fn moved_last(&self, movers: Bitboard, victims: Bitboard) -> Bitboard {
+        if self.forfeits(victims) {
+            movers
+        } else {
+            movers & !in_mills(movers)
+        }
+    }
+
     fn flies(&self, pieces: Bitboard) -> bool {
-        self.variant.flying() && pieces.count() == 3
+        self.rules.flying() && pieces.count() == 3
     }
 
     fn check(&self, dtm: u32, limit: u16, k: usize) -> Result<u16, GenerateError> {
@@ -466,8 +489,10 @@ impl Generator<'_> {
     ) -> Result<(u16, u16), GenerateError> {
         let side = &self.sides[k];
         let empty = !(us | them);
-        let free = them & !in_mills(them);
-        let capturable = if free.is_empty() { them } else { free };
+        let capturable = capturable_of(them, self.rules.protection());
+        // Full protection with every opponent piece in a mill: a mill closed takes
+        // nothing, and the move stays in the pair like any other.
+        let forfeit = capturable.is_empty();
         let flies = self.flies(us);
         let (mut moves, mut quiet) = (0u32, 0u32);
         let (mut best_win, mut worst_loss, mut no_loss) = (u32::MAX, 0u32, false);
@@ -496,7 +521,7 @@ impl Generator<'_> {
             };
             for to in targets {
                 moves += 1;
-                if !closes_mill(own, to.index()) {
+                if forfeit || !closes_mill(own, to.index()) {
                     quiet += 1;
                     continue;
                 }
@@ -611,21 +636,31 @@ impl Generator<'_> {
         }
         // The major side moved last, from `set`: each of its moves back leads to one
         // set, whatever the flipped side's pieces.
-        let movable = set & !in_mills(set);
         let flies = self.flies(set);
-        let mut moves = Vec::new();
-        for to in movable {
-            let rest = set ^ to.bit();
-            let origins = if flies {
-                !set
-            } else {
-                ADJACENT[to.index()] & !set
-            };
-            for from in origins {
-                moves.push((from.bit(), self.work.with_us(rest | from.bit())));
+        let moves_back = |pieces: Bitboard| {
+            let mut moves = Vec::new();
+            for to in pieces {
+                let rest = set ^ to.bit();
+                let origins = if flies {
+                    !set
+                } else {
+                    ADJACENT[to.index()] & !set
+                };
+                for from in origins {
+                    moves.push((from.bit(), self.work.with_us(rest | from.bit())));
+                }
             }
-        }
-        Origins::Moves(moves)
+            moves
+        };
+        let in_mill = set & in_mills(set);
+        // The moves of pieces standing in a mill, which count only where the capture
+        // was forfeited (see `moved_last`).
+        let forfeited = if self.rules.protection() == Protection::Full {
+            moves_back(in_mill)
+        } else {
+            Vec::new()
+        };
+        Origins::Moves(moves_back(set & !in_mill), forfeited)
     }
 
     /// Fill `batch` with the predecessors (in side `other(k)`) of position
@@ -645,8 +680,9 @@ impl Generator<'_> {
         let words = self.sides[pk].words.as_slice();
         let empty = !(us | them);
         // The opponent moved last; a piece standing in a mill closed it, so its move
-        // captured and came from another sector.
-        let movable = them & !in_mills(them);
+        // captured and came from another sector, unless the capture was forfeited (full
+        // protection, every piece of ours in a mill), when any piece may have moved.
+        let movable = self.moved_last(them, us);
         let flies = self.flies(them);
         batch.weight = if batch.level.is_multiple_of(2) {
             0
@@ -672,8 +708,13 @@ impl Generator<'_> {
             origins.into_iter().map(move |from| (to, from))
         });
         match origins {
-            Origins::Moves(moves) => {
-                for &(from, at) in moves {
+            Origins::Moves(moves, forfeited) => {
+                let forfeited = if self.forfeits(us) {
+                    forfeited.as_slice()
+                } else {
+                    &[]
+                };
+                for &(from, at) in moves.iter().chain(forfeited) {
                     if (from & us).is_empty() {
                         push(at.index(us), at.block());
                     }
@@ -795,7 +836,7 @@ mod tests {
         let size = SectorIndex::get(3, 3).size() as usize;
         let far_losses = vec![Value::decided(32_764).0; size];
         let captured = |s: Sector| (s == three).then_some(far_losses.as_slice());
-        let err = solve_pair(Variant::Standard, four, &captured, &Silent).map(|_| ());
+        let err = solve_pair(Rules::STANDARD, four, &captured, &Silent).map(|_| ());
         assert!(
             matches!(err, Err(GenerateError::DtmOverflow(d, s)) if d > u32::from(TENTATIVE_MAX) && s == four),
             "{err:?}"

@@ -19,21 +19,21 @@
 //!
 //! ```
 //! use morris_builder::{driver, generate::solve_pair, Silent};
-//! use morris_engine::Variant;
+//! use morris_engine::Rules;
 //! use morris_tablebase::{OpenOptions, Sector, SectorStats, Tablebase};
 //!
 //! // The sector of three pieces a side, solved in memory.
 //! let sector = Sector::new(3, 3).unwrap();
-//! let solved = solve_pair(Variant::Standard, sector, &|_| None, &Silent).unwrap();
+//! let solved = solve_pair(Rules::STANDARD, sector, &|_| None, &Silent).unwrap();
 //! let stats = SectorStats::of(&solved[0].1);
 //! assert_eq!((stats.wins, stats.draws, stats.losses), (140_621, 269, 28_736));
 //! assert_eq!(stats.longest_loss, 26);
 //!
 //! // The same, generated into a directory and probed from there.
 //! let dir = std::env::temp_dir().join(format!("morris-builder-doc-{}", std::process::id()));
-//! driver::generate_into(&dir, Variant::Standard, &[sector], &Silent)?;
+//! driver::generate_into(&dir, Rules::STANDARD, &[sector], &Silent)?;
 //! let tb = Tablebase::open(&dir, OpenOptions::default())?;
-//! assert!(tb.contains(Variant::Standard, sector));
+//! assert!(tb.contains(Rules::STANDARD, sector));
 //! std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -80,7 +80,7 @@ pub fn pack_sector(
 ) -> Result<Packed, FileError> {
     let codes = raw.entries()?;
     let header = raw.header();
-    let name = compact_name(header.variant, header.sector, kind);
+    let name = compact_name(header.rules, header.sector, kind);
     let bytes = write_safely(dir, &name, |file| {
         let block_log2 = block_log2(kind, header.sector);
         let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
@@ -89,7 +89,7 @@ pub fn pack_sector(
         })?;
         let compact = CompactHeader {
             kind,
-            variant: header.variant,
+            rules: header.rules,
             sector: header.sector,
             entries: header.entries,
             index_sum,
@@ -258,7 +258,7 @@ pub(crate) mod tests {
     use crate::generate::solve_pair;
     use crate::progress::Silent;
     use crate::write::write_sector;
-    use morris_engine::Variant;
+    use morris_engine::Rules;
     use morris_tablebase::compact::BlockCache;
     use morris_tablebase::file::Problem;
     use morris_tablebase::{Sector, Value};
@@ -267,13 +267,13 @@ pub(crate) mod tests {
     pub(crate) fn packed_3_3() -> (tempfile::TempDir, SectorFile, Vec<u16>) {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let three = Sector::new(3, 3).expect("a sector");
-        let (_, values) = solve_pair(Variant::Standard, three, &|_| None, &Silent)
+        let (_, values) = solve_pair(Rules::STANDARD, three, &|_| None, &Silent)
             .expect("solved")
             .remove(0);
-        write_sector(dir.path(), Variant::Standard, three, &values).expect("written");
+        write_sector(dir.path(), Rules::STANDARD, three, &values).expect("written");
         let raw = SectorFile::open(
             &dir.path().join("standard-3-3.tb"),
-            Variant::Standard,
+            Rules::STANDARD,
             three,
         )
         .expect("opens");
@@ -285,10 +285,10 @@ pub(crate) mod tests {
 
     pub(crate) fn open(dir: &Path, kind: Kind, cache: usize) -> CompactFile {
         let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let path = dir.join(compact_name(Variant::Standard, three, kind));
+        let path = dir.join(compact_name(Rules::STANDARD, three, kind));
         CompactFile::open(
             &path,
-            (Variant::Standard, three, kind),
+            (Rules::STANDARD, three, kind),
             Arc::new(BlockCache::new(cache)),
         )
         .expect("opens")
@@ -356,7 +356,7 @@ pub(crate) mod tests {
         bad[20] ^= 1;
         fs::write(&path, &bad).expect("written");
         let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Wdl), Arc::default())
+        let e = CompactFile::open(&path, (Rules::STANDARD, three, Kind::Wdl), Arc::default())
             .expect_err("bad header");
         assert!(matches!(e.problem, Problem::HeaderChecksum), "{e}");
     }
@@ -391,7 +391,7 @@ pub(crate) mod tests {
         fs::write(&path, &odd).expect("written");
         let opened = |bytes: &[u8]| {
             fs::write(&path, bytes).expect("written");
-            CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+            CompactFile::open(&path, (Rules::STANDARD, three, Kind::Dtm), Arc::default())
         };
         assert!(matches!(
             opened(&odd).expect_err("bad").problem,
@@ -430,7 +430,7 @@ pub(crate) mod tests {
             .expect("opens");
         f.set_len(len - 1).expect("truncated");
         let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
-        let e = CompactFile::open(&path, (Variant::Standard, three, Kind::Dtm), Arc::default())
+        let e = CompactFile::open(&path, (Rules::STANDARD, three, Kind::Dtm), Arc::default())
             .expect_err("short");
         assert!(matches!(e.problem, Problem::Length { .. }), "{e}");
     }

@@ -20,14 +20,14 @@
 //! them_hand]`, whichever colour the game would give it.
 //!
 //! ```
-//! use morris_engine::Variant;
+//! use morris_engine::Rules;
 //! use morris_builder::placement::solve_game;
 //! use morris_builder::Silent;
 //! use morris_tablebase::{PlacementSector, Value};
 //!
 //! // Two pieces a side: no mill can close, and White, placing first, places its last
 //! // piece holding two and loses by that move, the third of the game.
-//! let game = solve_game(Variant::Standard, 2, &|_| None, &Silent).unwrap();
+//! let game = solve_game(Rules::STANDARD, 2, &|_| None, &Silent).unwrap();
 //! let start: PlacementSector = "0-0+2-2".parse().unwrap();
 //! let (_, values) = game.iter().find(|(s, _)| *s == start).unwrap();
 //! assert_eq!(Value(values[0]), Value::loss(3));
@@ -36,11 +36,12 @@
 use crate::progress::Observer;
 use morris_engine::{
     tables::{in_mills, MILLS},
-    Bitboard, Color, Move, Point, Position, Setup, Variant, PIECES_PER_PLAYER, POINT_COUNT,
+    Bitboard, Captures, Color, Move, Point, Position, Protection, Rules, Setup, PIECES_PER_PLAYER,
+    POINT_COUNT,
 };
 use morris_tablebase::combin::{compress, BINOM};
 use morris_tablebase::index::{SectorIndex, UsSet};
-use morris_tablebase::{PlacementSector, Sector, SuccessorSector, Value, Wdl};
+use morris_tablebase::{PlacementSector, Sector, SectorId, SuccessorSector, Value, Wdl};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::Arc;
@@ -91,10 +92,15 @@ struct Target<'a> {
 
 /// The solver of one sector.
 struct Solver<'a> {
-    variant: Variant,
+    rules: Rules,
     sector: PlacementSector,
-    /// By capture: where a placement without (0) and with (1) a capture leads.
-    targets: [Option<Target<'a>>; 2],
+    /// By pieces captured: where a placement without (0), with one (1) and with two
+    /// (2, per-mill captures only) captures leads.
+    targets: [Option<Target<'a>>; 3],
+    /// Whether the rules capture and protect as the classic games do, so that the
+    /// fast way of [`Solver::solve`] applies (else every position is solved by the
+    /// engine's moves).
+    classic_captures: bool,
 }
 
 /// The successors' side-to-move sets of the positions whose opponent has one set
@@ -116,7 +122,7 @@ impl<'a> Solver<'a> {
             hand: [self.sector.us_hand, self.sector.them_hand],
             side_to_move: Color::White,
         };
-        Position::from_setup(&setup, self.variant).map_err(|e| {
+        Position::from_setup(&setup, self.rules).map_err(|e| {
             PlacementError::Inconsistent(format!(
                 "a board of sector {} is no position: {e}",
                 self.sector
@@ -154,7 +160,13 @@ impl<'a> Solver<'a> {
         // The opponent's hand is empty (our last placement ends the placing phase).
         let last = self.sector.them_hand == 0;
         let quiet = match movers.quiet {
-            Some(q) if q.is_canonical() && (!last || (them.count() >= 3 && us.count() >= 2)) => q,
+            Some(q)
+                if self.classic_captures
+                    && q.is_canonical()
+                    && (!last || (them.count() >= 3 && us.count() >= 2)) =>
+            {
+                q
+            }
             _ => {
                 let pos = self.position(us, them)?;
                 return self.solve_generic(&pos, movers, best, reads);
@@ -269,12 +281,17 @@ impl<'a> Solver<'a> {
             return Ok(());
         }
         let lost = pos.them() & !next.us();
-        let (k, mover) = match lost.bits().trailing_zeros() as usize {
-            POINT_COUNT.. => (0, &mut movers.quiet),
-            p => (1, &mut movers.captured[p]),
+        let (k, mover) = match (lost.count(), lost.bits().trailing_zeros() as usize) {
+            (0, _) => (0, Some(&mut movers.quiet)),
+            (1, p) => (1, Some(&mut movers.captured[p])),
+            // Two pieces taken (per-mill captures): rare, located each time.
+            _ => (2, None),
         };
         let target = self.target(k)?;
-        let mover = *mover.get_or_insert_with(|| target.index.with_us(next.us()));
+        let mover = match mover {
+            Some(m) => *m.get_or_insert_with(|| target.index.with_us(next.us())),
+            None => target.index.with_us(next.us()),
+        };
         reads.push(k, mover.index(next.them()));
         Ok(())
     }
@@ -292,7 +309,7 @@ impl<'a> Solver<'a> {
         let mut start = 0;
         for (best, &end) in bests.iter_mut().zip(ends) {
             for &r in &reads.0[start..end] {
-                best.add(read(self.target((r & 1) as usize)?, (r >> 1) as usize)?);
+                best.add(read(self.target((r & 3) as usize)?, (r >> 2) as usize)?);
             }
             start = end;
             values.push(match best.over {
@@ -304,14 +321,14 @@ impl<'a> Solver<'a> {
     }
 }
 
-/// Entries of the targets to read: index times two plus the target's number.
+/// Entries of the targets to read: index times four plus the target's number.
 #[derive(Default)]
 struct Reads(Vec<u64>);
 
 impl Reads {
     #[inline]
     fn push(&mut self, target: usize, index: u64) {
-        self.0.push(index << 1 | target as u64);
+        self.0.push(index << 2 | target as u64);
     }
 }
 
@@ -380,7 +397,7 @@ const BATCH: usize = 256;
 /// undefined, so that an entry the pass missed cannot pass for a value.
 const UNSOLVED: u16 = 0x8000;
 
-/// Solve placement sector `sector` under `variant`: one [`Value`] (its raw `u16`) per
+/// Solve placement sector `sector` under `rules`: one [`Value`] (its raw `u16`) per
 /// index of the board `(us, them)`.
 ///
 /// `lookup(s)` must return the values of every sector in `sector.successors()`
@@ -397,14 +414,19 @@ const UNSOLVED: u16 = 0x8000;
 /// [`PlacementError`] for a missing or wrongly sized successor sector, an undefined
 /// value in one, a distance beyond the encoding, or memory that cannot be had.
 pub fn solve_placement<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: PlacementSector,
     lookup: &dyn Fn(SuccessorSector) -> Option<&'a [u16]>,
     observer: &dyn Observer,
 ) -> Result<Vec<u16>, PlacementError> {
-    let mut targets = [None, None];
+    let rules: Rules = rules.into();
+    let mut targets = [None, None, None];
+    let successors = sector.successors(rules);
     for (k, slot) in targets.iter_mut().enumerate() {
-        let Some(next) = sector.after_placement(k == 1) else {
+        let Some(next) = sector
+            .after_placement(k as u8)
+            .and_then(|s| successors.iter().copied().find(|t| SectorId::from(*t) == s))
+        else {
             continue;
         };
         let values = lookup(next).ok_or(PlacementError::MissingSuccessor {
@@ -423,9 +445,11 @@ pub fn solve_placement<'a>(
         });
     }
     let solver = Solver {
-        variant,
+        rules,
         sector,
         targets,
+        classic_captures: rules.captures() == Captures::One
+            && rules.protection() == Protection::Standard,
     };
     let (us, them) = (usize::from(sector.us), usize::from(sector.them));
     let index = SectorIndex::get(us, them);
@@ -493,11 +517,12 @@ pub fn solve_placement<'a>(
 /// # Errors
 /// As [`solve_placement`]; a missing movement sector is named.
 pub fn solve_game<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     max_pieces: u8,
     movement: &dyn Fn(Sector) -> Option<&'a [u16]>,
     observer: &dyn Observer,
 ) -> Result<Vec<(PlacementSector, Vec<u16>)>, PlacementError> {
+    let rules: Rules = rules.into();
     let mut solved: Vec<(PlacementSector, Vec<u16>)> = Vec::new();
     for sector in PlacementSector::all(max_pieces) {
         let lookup = |s: SuccessorSector| match s {
@@ -507,7 +532,7 @@ pub fn solve_game<'a>(
                 .find(|(t, _)| *t == p)
                 .map(|(_, v)| v.as_slice()),
         };
-        let values = solve_placement(variant, sector, &lookup, observer)?;
+        let values = solve_placement(rules, sector, &lookup, observer)?;
         solved.push((sector, values));
     }
     Ok(solved)
@@ -522,8 +547,8 @@ mod tests {
         text.parse().expect("a placement sector")
     }
 
-    fn movement(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
-        crate::generate::solve_movement(variant, max).expect("solved")
+    fn movement(rules: Rules, max: u8) -> Vec<(Sector, Vec<u16>)> {
+        crate::generate::solve_movement(rules, max).expect("solved")
     }
 
     fn find<'a>(game: &'a [(PlacementSector, Vec<u16>)], text: &str) -> &'a [u16] {
@@ -538,7 +563,7 @@ mod tests {
     fn small_games_have_the_values_rule_1_forces() {
         // Two pieces a side: no mill can ever close, and White places its last piece
         // first, holding two: it loses by that move. So the start is a loss in 3.
-        let game = solve_game(Variant::Standard, 2, &|_| None, &Silent).expect("solved");
+        let game = solve_game(Rules::STANDARD, 2, &|_| None, &Silent).expect("solved");
         assert_eq!(Value(find(&game, "0-0+2-2")[0]).to_string(), "loss in 3");
         assert!(find(&game, "1-1+1-1")
             .iter()
@@ -557,14 +582,14 @@ mod tests {
 
     #[test]
     fn a_last_placement_that_closes_a_mill_wins_at_once() {
-        let moves = movement(Variant::NoFlying, 3);
+        let moves = movement(Rules::NO_FLYING, 3);
         let lookup = |s: Sector| {
             moves
                 .iter()
                 .find(|(t, _)| *t == s)
                 .map(|(_, v)| v.as_slice())
         };
-        let game = solve_game(Variant::NoFlying, 3, &lookup, &Silent).expect("solved");
+        let game = solve_game(Rules::NO_FLYING, 3, &lookup, &Silent).expect("solved");
         let value = |s: &str, us: &str, them: &str| {
             let s = sector(s);
             let index = SectorIndex::get(usize::from(s.us), usize::from(s.them));
@@ -583,14 +608,14 @@ mod tests {
     fn a_missing_or_short_successor_is_named() {
         let s = sector("4-5+1-0");
         let five = Sector::new(5, 5).expect("a sector");
-        let err = solve_placement(Variant::Standard, s, &|_| None, &Silent);
+        let err = solve_placement(Rules::STANDARD, s, &|_| None, &Silent);
         assert!(
             matches!(err, Err(PlacementError::MissingSuccessor { sector, needed })
                 if sector == s && needed == SuccessorSector::Movement(five)),
             "{err:?}"
         );
         let short = vec![0u16; 3];
-        let err = solve_placement(Variant::Standard, s, &|_| Some(short.as_slice()), &Silent);
+        let err = solve_placement(Rules::STANDARD, s, &|_| Some(short.as_slice()), &Silent);
         assert!(
             matches!(err, Err(PlacementError::WrongSize(SuccessorSector::Movement(m), 3, _)) if m == five),
             "{err:?}"
@@ -605,7 +630,7 @@ mod tests {
             SuccessorSector::Placement(p) if p == next => Some(quiet.as_slice()),
             _ => Some(capture.as_slice()),
         };
-        let err = solve_placement(Variant::Standard, s, &lookup, &Silent);
+        let err = solve_placement(Rules::STANDARD, s, &lookup, &Silent);
         assert!(
             matches!(err, Err(PlacementError::BadValue { sector: SuccessorSector::Placement(p), value: 0x8000, .. }) if p == next),
             "{err:?}"

@@ -18,7 +18,7 @@
 //! check a compact file value by value against another file of its sector.
 
 use crate::copy::ValueCopy;
-use morris_engine::{Bitboard, Color, Position, Setup, Variant, MAX_MOVES};
+use morris_engine::{Bitboard, Color, Position, Setup, Rules, MAX_MOVES};
 use morris_sys::prefetch;
 use morris_tablebase::compact::{CompactFile, Kind};
 use morris_tablebase::file::{decode_byte, FileError, Problem, SectorFile};
@@ -74,16 +74,17 @@ pub struct Mismatches {
 /// more than nine pieces a side): a bug in whoever produced them, never a position
 /// to stand in for.
 pub fn to_position(
-    variant: Variant,
+    rules: impl Into<Rules>,
     us: Bitboard,
     them: Bitboard,
 ) -> Result<Position, morris_engine::SetupError> {
+    let rules: Rules = rules.into();
     let setup = Setup {
         pieces: [us, them],
         hand: [0, 0],
         side_to_move: Color::White,
     };
-    Position::from_setup(&setup, variant)
+    Position::from_setup(&setup, rules)
 }
 
 /// Where the value of a successor is found.
@@ -190,12 +191,13 @@ pub fn value_from_successors(
 /// # Errors
 /// A sector that is needed but not supplied, or memory that cannot be had.
 pub fn verify_sector<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: Sector,
     values: &dyn Fn(Sector) -> Option<&'a [u8]>,
     stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
+    let rules: Rules = rules.into();
     let missing = VerifyError::Missing;
     let own = values(sector).ok_or(missing(sector))?;
     let copy = |s: Sector, v: &[u8]| ValueCopy::decode(v).map_err(|e| VerifyError::Memory(s, e));
@@ -282,7 +284,7 @@ pub fn verify_sector<'a>(
         let mut previous: Option<u64> = None;
         let mut n = 0;
         for (i, us, them) in index.block_positions(block) {
-            let pos = match to_position(variant, us, them) {
+            let pos = match to_position(rules, us, them) {
                 Ok(pos) => pos,
                 Err(e) => {
                     fail(format!("entry {i} of sector {sector} is no position: {e}"));
@@ -362,12 +364,13 @@ fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
 /// # Errors
 /// A sector that is needed but not supplied, or a state that cannot be.
 pub fn verify_placement<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: PlacementSector,
     values: &(dyn Fn(SectorId) -> Option<&'a [u8]> + Sync),
     stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
+    let rules: Rules = rules.into();
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
     let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     if own.len() as u64 != index.size() {
@@ -461,7 +464,7 @@ pub fn verify_placement<'a>(
                     hand: [sector.us_hand, sector.them_hand],
                     side_to_move: Color::White,
                 };
-                let pos = Position::from_setup(&setup, variant).map_err(|e| {
+                let pos = Position::from_setup(&setup, rules).map_err(|e| {
                     VerifyError::Inconsistent(format!(
                         "entry {i} of sector {sector} is no position: {e}"
                     ))
@@ -501,8 +504,8 @@ pub fn verify_placement<'a>(
 
 /// The sectors whose files the full check of `sector` reads: the sector, its swapped
 /// sector and the sector its captures reach; for a placement sector, the sector and
-/// the sectors its placements reach.
-pub fn reads(sector: SectorId) -> Vec<SectorId> {
+/// the sectors its placements reach under `rules`.
+pub fn reads(rules: Rules, sector: SectorId) -> Vec<SectorId> {
     match sector {
         SectorId::Movement(m) => [Some(m), Some(m.swapped()), m.after_capture()]
             .into_iter()
@@ -510,7 +513,7 @@ pub fn reads(sector: SectorId) -> Vec<SectorId> {
             .map(SectorId::Movement)
             .collect(),
         SectorId::Placement(p) => std::iter::once(sector)
-            .chain(p.successors().into_iter().map(SectorId::from))
+            .chain(p.successors(rules).into_iter().map(SectorId::from))
             .collect(),
     }
 }
@@ -554,13 +557,14 @@ impl<'a> Source<'a> {
 /// # Errors
 /// As [`verify_sector`] and [`verify_placement`].
 pub fn check_sector<'a>(
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
     own: Source<'a>,
     source: impl Fn(SectorId) -> Option<Source<'a>>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
-    let codes: HashMap<SectorId, Cow<'a, [u8]>> = reads(sector)
+    let rules: Rules = rules.into();
+    let codes: HashMap<SectorId, Cow<'a, [u8]>> = reads(rules, sector)
         .into_iter()
         .filter_map(|s| {
             let file = if s == sector { Some(own) } else { source(s) };
@@ -570,8 +574,8 @@ pub fn check_sector<'a>(
     let entries = |s: SectorId| codes.get(&s).map(|c| &c[..]);
     let lookup = |s| entries(SectorId::Movement(s));
     match sector {
-        SectorId::Movement(m) => verify_sector(variant, m, &lookup, own.stored(), progress),
-        SectorId::Placement(p) => verify_placement(variant, p, &entries, own.stored(), progress),
+        SectorId::Movement(m) => verify_sector(rules, m, &lookup, own.stored(), progress),
+        SectorId::Placement(p) => verify_placement(rules, p, &entries, own.stored(), progress),
     }
 }
 
@@ -671,13 +675,13 @@ mod tests {
     /// changed value does not.
     #[test]
     fn placement_values_agree_with_their_successors() {
-        for variant in Variant::ALL {
+        for rules in [Rules::STANDARD, Rules::NO_FLYING] {
             let three = Sector::new(3, 3).expect("a sector");
-            let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
+            let (_, movement) = solve_pair(rules, three, &|_| None, &Silent)
                 .expect("solved")
                 .remove(0);
             let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
-            let game = crate::placement::solve_game(variant, 3, &lookup, &Silent).expect("solved");
+            let game = crate::placement::solve_game(rules, 3, &lookup, &Silent).expect("solved");
             let bytes: Vec<(PlacementSector, Vec<u8>)> =
                 game.iter().map(|(s, v)| (*s, codes(v))).collect();
             let movement = codes(&movement);
@@ -689,12 +693,12 @@ mod tests {
                         .find(|(t, _)| *t == p)
                         .map(|(_, b)| b.as_slice()),
                 };
-                verify_placement(variant, sector, &values, Stored::Values, &|_| {})
+                verify_placement(rules, sector, &values, Stored::Values, &|_| {})
                     .expect("verified")
             };
             for (sector, _) in &bytes {
                 let m = check(&bytes, *sector);
-                assert_eq!(m.count, 0, "{variant} {sector}: {m:?}");
+                assert_eq!(m.count, 0, "{rules} {sector}: {m:?}");
             }
             // A changed entry of the largest sector is found, and only it.
             let k = (0..bytes.len())
@@ -704,12 +708,12 @@ mod tests {
             let entry = &mut damaged[k].1[100];
             *entry = if *entry == 0 { 2 } else { 0 };
             let m = check(&damaged, damaged[k].0);
-            assert_eq!(m.count, 1, "{variant}: {m:?}");
+            assert_eq!(m.count, 1, "{rules}: {m:?}");
             assert_eq!(m.example.map(|e| e.0), Some(100));
             // A missing successor is named.
             let none = |_: SectorId| None;
             assert!(matches!(
-                verify_placement(variant, bytes[k].0, &none, Stored::Values, &|_| {}),
+                verify_placement(rules, bytes[k].0, &none, Stored::Values, &|_| {}),
                 Err(VerifyError::MissingSector(_))
             ));
         }
@@ -723,37 +727,37 @@ mod tests {
         codes.collect::<Option<Vec<u8>>>().expect("fits a byte")
     }
 
-    /// Sectors up to 4 against 3 of `variant`, solved by the generator, as stored.
-    fn solved(variant: Variant) -> Vec<(Sector, Vec<u8>)> {
+    /// Sectors up to 4 against 3 of `rules`, solved by the generator, as stored.
+    fn solved(rules: Rules) -> Vec<(Sector, Vec<u8>)> {
         let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
         for (us, them) in [(3, 3), (3, 4)] {
             let sector = Sector::new(us, them).expect("a sector");
             let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-            let pair = solve_pair(variant, sector, &lookup, &Silent).expect("solved");
+            let pair = solve_pair(rules, sector, &lookup, &Silent).expect("solved");
             all.extend(pair);
         }
         all.iter().map(|(s, v)| (*s, codes(v))).collect()
     }
 
-    fn check(variant: Variant, all: &[(Sector, Vec<u8>)], sector: Sector) -> Mismatches {
+    fn check(rules: Rules, all: &[(Sector, Vec<u8>)], sector: Sector) -> Mismatches {
         let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-        verify_sector(variant, sector, &lookup, Stored::Values, &|_| {})
+        verify_sector(rules, sector, &lookup, Stored::Values, &|_| {})
             .expect("all sectors present")
     }
 
     #[test]
     fn generated_values_agree_and_a_changed_value_is_found() {
-        for variant in Variant::ALL {
-            let mut all = solved(variant);
+        for rules in [Rules::STANDARD, Rules::NO_FLYING] {
+            let mut all = solved(rules);
             for (sector, _) in &all {
-                let m = check(variant, &all, *sector);
+                let m = check(rules, &all, *sector);
                 assert_eq!(
                     m,
                     Mismatches {
                         count: 0,
                         example: None
                     },
-                    "{variant} {sector}"
+                    "{rules} {sector}"
                 );
             }
             // Change one value of 4-3, a win in 1 into a win in 3: that position's
@@ -765,9 +769,9 @@ mod tests {
             let k = k.expect("4-3 solved");
             let i = all[k].1.iter().position(|&v| v == 2).expect("a win in 1");
             all[k].1[i] = 4;
-            let m = check(variant, &all, all[k].0);
-            assert_eq!(m.count, 1, "{variant}");
-            assert_eq!(m.example, Some((i as u64, Value(4), Value(2))), "{variant}");
+            let m = check(rules, &all, all[k].0);
+            assert_eq!(m.count, 1, "{rules}");
+            assert_eq!(m.example, Some((i as u64, Value(4), Value(2))), "{rules}");
         }
     }
 
@@ -788,8 +792,8 @@ mod tests {
     /// shown without distances; and such codes do not pass as values.
     #[test]
     fn results_alone_are_checked_from_their_successors() {
-        let variant = Variant::Standard;
-        let mut all = solved(variant);
+        let rules = Rules::STANDARD;
+        let mut all = solved(rules);
         let k = all
             .iter()
             .position(|(s, _)| *s == Sector::new(3, 4).expect("a sector"))
@@ -798,7 +802,7 @@ mod tests {
         let results = results_only(&all[k].1);
         let run = |all: &[(Sector, Vec<u8>)], stored| {
             let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-            verify_sector(variant, sector, &lookup, stored, &|_| {}).expect("present")
+            verify_sector(rules, sector, &lookup, stored, &|_| {}).expect("present")
         };
         // 3-4 alone without distances, then every sector.
         all[k].1 = results.clone();
@@ -827,13 +831,13 @@ mod tests {
     /// The same for a placement sector, read beside movement sectors with distances.
     #[test]
     fn placement_results_alone_are_checked_from_their_successors() {
-        let variant = Variant::NoFlying;
+        let rules = Rules::NO_FLYING;
         let three = Sector::new(3, 3).expect("a sector");
-        let (_, movement) = solve_pair(variant, three, &|_| None, &Silent)
+        let (_, movement) = solve_pair(rules, three, &|_| None, &Silent)
             .expect("solved")
             .remove(0);
         let lookup = |s: Sector| (s == three).then_some(movement.as_slice());
-        let game = crate::placement::solve_game(variant, 3, &lookup, &Silent).expect("solved");
+        let game = crate::placement::solve_game(rules, 3, &lookup, &Silent).expect("solved");
         let movement = codes(&movement);
         let bytes: Vec<(PlacementSector, Vec<u8>)> = game
             .iter()
@@ -847,7 +851,7 @@ mod tests {
                     .find(|(t, _)| *t == p)
                     .map(|(_, b)| b.as_slice()),
             };
-            verify_placement(variant, sector, &values, Stored::ResultsOnly, &|_| {})
+            verify_placement(rules, sector, &values, Stored::ResultsOnly, &|_| {})
                 .expect("verified")
         };
         for (sector, _) in &bytes {
@@ -868,14 +872,14 @@ mod tests {
     fn sets_that_make_no_position_are_an_error() {
         let a = Bitboard::from_bits_truncate(0b111);
         assert!(to_position(
-            Variant::Standard,
+            Rules::STANDARD,
             a,
             Bitboard::from_bits_truncate(0b111_000)
         )
         .is_ok());
-        assert!(to_position(Variant::Standard, a, Bitboard::from_bits_truncate(0b1_100)).is_err());
+        assert!(to_position(Rules::STANDARD, a, Bitboard::from_bits_truncate(0b1_100)).is_err());
         assert!(to_position(
-            Variant::Standard,
+            Rules::STANDARD,
             Bitboard::from_bits_truncate(0x3FF),
             Bitboard::from_bits_truncate(0)
         )
@@ -884,7 +888,7 @@ mod tests {
 
     #[test]
     fn a_missing_sector_is_named() {
-        let all = solved(Variant::Standard);
+        let all = solved(Rules::STANDARD);
         let without: Vec<_> = all
             .into_iter()
             .filter(|(s, _)| s.us != 3 || s.them != 3)
@@ -897,7 +901,7 @@ mod tests {
         };
         // Captures from 3-4 leave 3 against 3.
         let err = verify_sector(
-            Variant::Standard,
+            Rules::STANDARD,
             Sector::new(3, 4).expect("a sector"),
             &lookup,
             Stored::Values,
@@ -932,9 +936,9 @@ mod tests {
         let mut changed = values.clone();
         let i = changed.iter().position(|&v| v == 2).expect("a win in 1");
         changed[i] = 4;
-        write_sector(other.path(), Variant::Standard, three, &changed).expect("written");
+        write_sector(other.path(), Rules::STANDARD, three, &changed).expect("written");
         let path = other.path().join("standard-3-3.tb");
-        let changed_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        let changed_raw = SectorFile::open(&path, Rules::STANDARD, three).expect("opens");
         pack_sector(&changed_raw, other.path(), Kind::Dtm, 3).expect("packed");
         let changed_dtm = open(other.path(), Kind::Dtm, 0);
         let e = compare(&dtm, &changed_raw).expect_err("differs");
@@ -955,8 +959,8 @@ mod tests {
         // A win made a loss changes the counts: the header differs first.
         let mut lost = values.clone();
         lost[i] = 1;
-        write_sector(other.path(), Variant::Standard, three, &lost).expect("written");
-        let lost_raw = SectorFile::open(&path, Variant::Standard, three).expect("opens");
+        write_sector(other.path(), Rules::STANDARD, three, &lost).expect("written");
+        let lost_raw = SectorFile::open(&path, Rules::STANDARD, three).expect("opens");
         let e = compare(&wdl, &lost_raw).expect_err("differs");
         assert!(matches!(e.problem, Problem::CountsDiffer { .. }), "{e}");
     }

@@ -4,7 +4,7 @@
 //! files of [`crate::pack`] and the conversions of [`crate::convert`] are written the
 //! same way.
 
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_tablebase::file::{
     decode_byte, encode_byte, file_name, FileError, Header, Problem, BLOCK, ENCODING_DTM8,
     HEADER_LEN, VERSION,
@@ -24,10 +24,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// final name is left behind unless it is complete.
 pub fn write_sector(
     dir: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: impl Into<SectorId>,
     values: &[u16],
 ) -> Result<Header, FileError> {
+    let rules: Rules = rules.into();
     let mut chunks = values.chunks(BLOCK);
     let mut index = 0u64;
     let fill = |codes: &mut [u8]| {
@@ -43,7 +44,7 @@ pub fn write_sector(
         Ok(())
     };
     let len = values.len() as u64;
-    write_blocks(dir, variant, sector.into(), len, fill, |_| Ok(()))
+    write_blocks(dir, rules, sector.into(), len, fill, |_| Ok(()))
 }
 
 /// Write a file of `entries` entries under the sector's name; `fill` gives the codes of
@@ -51,13 +52,13 @@ pub fn write_sector(
 /// `accept` sees the header before the file gets its final name, and may refuse it.
 pub(crate) fn write_blocks(
     dir: &Path,
-    variant: Variant,
+    rules: Rules,
     sector: SectorId,
     entries: u64,
     mut fill: impl FnMut(&mut [u8]) -> Result<(), Problem>,
     accept: impl FnOnce(&Header) -> Result<(), Problem>,
 ) -> Result<Header, FileError> {
-    write_safely(dir, &file_name(variant, sector), |file| {
+    write_safely(dir, &file_name(rules, sector), |file| {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         // The header's checksums are known at the end; it is written last, in place.
         out.write_all(&[0; HEADER_LEN])?;
@@ -81,7 +82,7 @@ pub(crate) fn write_blocks(
         drop(out);
         let header = Header {
             version: VERSION,
-            variant,
+            rules,
             sector,
             entries,
             checksum: xxh3_64(&sums),
@@ -178,7 +179,7 @@ pub(crate) mod tests {
                     .0
             })
             .collect();
-        let header = write_sector(dir.path(), Variant::Standard, p, &values).expect("written");
+        let header = write_sector(dir.path(), Rules::STANDARD, p, &values).expect("written");
         assert_eq!(
             (header.stats.longest_win, header.stats.longest_loss),
             (235, 1)
@@ -190,8 +191,8 @@ pub(crate) mod tests {
             HEADER_LEN as u64 + n as u64 + 8 * n.div_ceil(BLOCK) as u64
         );
         for file in [
-            SectorFile::open(&path, Variant::Standard, p).expect("opens"),
-            SectorFile::open_mapped(&path, Variant::Standard, p, mapper()).expect("opens"),
+            SectorFile::open(&path, Rules::STANDARD, p).expect("opens"),
+            SectorFile::open_mapped(&path, Rules::STANDARD, p, mapper()).expect("opens"),
         ] {
             assert_eq!(file.header().sector, SectorId::Placement(p));
             assert_eq!(file.values().expect("checked"), values);
@@ -205,7 +206,7 @@ pub(crate) mod tests {
         std::fs::copy(&path, &moved).expect("copied");
         let err = SectorFile::open(
             &moved,
-            Variant::Standard,
+            Rules::STANDARD,
             Sector::new(3, 3).expect("a sector"),
         )
         .expect_err("refused");
@@ -213,7 +214,7 @@ pub(crate) mod tests {
         let mut bad = values.clone();
         bad[n - 1] = Value::decided(300).0;
         std::fs::remove_file(&path).expect("removed");
-        let err = write_sector(dir.path(), Variant::Standard, p, &bad).expect_err("refused");
+        let err = write_sector(dir.path(), Rules::STANDARD, p, &bad).expect_err("refused");
         assert!(
             matches!(err.problem, Problem::Unencodable { index, .. } if index == n as u64 - 1),
             "{err}"
@@ -228,8 +229,8 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let p: PlacementSector = "2-2+2-1".parse().expect("a sector");
         let values: Vec<u16> = (0..p.size()).map(|i| (i % 3) as u16).collect();
-        write_sector(dir.path(), Variant::NoFlying, p, &values).expect("written");
-        let path = dir.path().join(file_name(Variant::NoFlying, p));
+        write_sector(dir.path(), Rules::NO_FLYING, p, &values).expect("written");
+        let path = dir.path().join(file_name(Rules::NO_FLYING, p));
         let good = std::fs::read(&path).expect("read");
         // Patch header bytes, then make the header checksum match again so that the
         // check after it is the one that fires.
@@ -277,12 +278,12 @@ pub(crate) mod tests {
                 |p| matches!(p, Problem::Encoding(1)),
             ),
             (
-                "variant",
+                "rules",
                 Box::new(move |b| {
                     b[12] = 0;
                     resum(b)
                 }),
-                |p| matches!(p, Problem::Variant { .. }),
+                |p| matches!(p, Problem::Rules { .. }),
             ),
             (
                 "board",
@@ -339,7 +340,7 @@ pub(crate) mod tests {
             let mut bytes = good.clone();
             damage(&mut bytes);
             std::fs::write(&path, &bytes).expect("written");
-            let err = SectorFile::open(&path, Variant::NoFlying, p)
+            let err = SectorFile::open(&path, Rules::NO_FLYING, p)
                 .and_then(|f| f.check_payload())
                 .expect_err(name);
             assert!(expected(&err.problem), "{name}: {err}");
@@ -347,7 +348,7 @@ pub(crate) mod tests {
         }
         std::fs::remove_file(&path).expect("removed");
         std::fs::create_dir(&path).expect("a directory");
-        let err = SectorFile::open(&path, Variant::NoFlying, p).expect_err("a directory");
+        let err = SectorFile::open(&path, Rules::NO_FLYING, p).expect_err("a directory");
         assert!(matches!(err.problem, Problem::NotRegular), "{err}");
     }
 
@@ -369,15 +370,15 @@ pub(crate) mod tests {
         let sector = Sector::new(4, 3).expect("a sector");
         let n = orbit_count(4, 3);
         let values: Vec<u16> = sample(n).iter().map(|v| v & 0x7FFF).collect();
-        write_sector(dir.path(), Variant::Standard, sector, &values).expect("written");
+        write_sector(dir.path(), Rules::STANDARD, sector, &values).expect("written");
         let path = dir.path().join("standard-4-3.tb");
         let mut bytes = std::fs::read(&path).expect("read");
         let damaged = 2 * BLOCK + 17;
         bytes[HEADER_LEN + damaged] ^= 0x10;
         std::fs::write(&path, &bytes).expect("written");
         for file in [
-            SectorFile::open(&path, Variant::Standard, sector).expect("opens"),
-            SectorFile::open_mapped(&path, Variant::Standard, sector, mapper()).expect("opens"),
+            SectorFile::open(&path, Rules::STANDARD, sector).expect("opens"),
+            SectorFile::open_mapped(&path, Rules::STANDARD, sector, mapper()).expect("opens"),
         ] {
             for i in [0, BLOCK - 1, BLOCK, 3 * BLOCK, n as usize - 1] {
                 assert_eq!(

@@ -37,7 +37,7 @@ pub use moves::{Move, MoveList, MAX_MOVES};
 pub use notation::ParseError;
 pub use perft::{perft, perft_divide};
 pub use position::{
-    mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
+    capturable_of, mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
     Wdl, PIECES_PER_PLAYER,
 };
 pub use rules::{Captures, Protection, Rules, RulesError, Variant, MAX_PIECES, MIN_PIECES};

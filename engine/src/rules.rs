@@ -294,6 +294,50 @@ impl Rules {
         format!("n{}f{}c{}p{p}", self.pieces, u8::from(self.flying), c + 1)
     }
 
+    /// Number of distinct table games ([`Rules::tables`]): flying or not, both capture
+    /// counts, the three protection rules, on the nine board.
+    pub const TABLE_GAMES: usize = 12;
+
+    /// The rules as tablebases know them. A table holds positions, and a position's
+    /// value does not depend on how many pieces its game started with (only on the
+    /// board, the hands and the rules of play), so every piece count shares the tables
+    /// of nine: `standard,pieces=5` reads the Standard files.
+    pub const fn tables(self) -> Rules {
+        Rules { pieces: 9, ..self }
+    }
+
+    /// The number of the table game, below [`Rules::TABLE_GAMES`]: 0 for Standard and 1
+    /// for No-flying ([`Variant::index`]), as file headers store it.
+    pub const fn table_index(self) -> usize {
+        self.tables().code() as usize
+    }
+
+    /// The table game of number `n` ([`Rules::table_index`]), if there is one.
+    pub fn from_table_index(n: usize) -> Option<Rules> {
+        Rules::all().find(|r| r.pieces == 9 && r.table_index() == n)
+    }
+
+    /// The name of the table game in file names: `standard` and `no-flying` for the
+    /// two classic games (the names their files always had), else the fingerprint of
+    /// [`Rules::tables`], e.g. `n9f1c2p0` for `standard,captures=per-mill`.
+    pub fn table_name(self) -> String {
+        match self.tables().variant() {
+            Some(v) => v.name().to_string(),
+            None => self.tables().fingerprint(),
+        }
+    }
+
+    /// Every table game, in the order of [`Rules::table_index`]: Standard, No-flying,
+    /// then the house rules.
+    pub fn table_games() -> impl Iterator<Item = Rules> {
+        (0..Rules::TABLE_GAMES).filter_map(Rules::from_table_index)
+    }
+
+    /// The table game whose file names start with `name` ([`Rules::table_name`]).
+    pub fn from_table_name(name: &str) -> Option<Rules> {
+        Rules::table_games().find(|r| r.table_name() == name)
+    }
+
     /// Every rule set on the nine board: pieces 3 to 12, flying or not, both capture
     /// counts, the three protection rules (120 of them).
     pub fn all() -> impl Iterator<Item = Rules> {
@@ -476,6 +520,32 @@ mod tests {
         assert_eq!(Rules::STANDARD.variant(), Some(Variant::Standard));
         assert_eq!(Rules::NO_FLYING.variant(), Some(Variant::NoFlying));
         assert_eq!(Rules::STANDARD.fingerprint(), "n9f1c1p0");
+    }
+
+    #[test]
+    fn table_games_are_numbered_densely_and_named_as_the_files_always_were() {
+        let games: Vec<Rules> = (0..Rules::TABLE_GAMES)
+            .map(|i| Rules::from_table_index(i).expect("a table game"))
+            .collect();
+        assert_eq!(Rules::from_table_index(Rules::TABLE_GAMES), None);
+        assert_eq!(games[0], Rules::STANDARD);
+        assert_eq!(games[1], Rules::NO_FLYING);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.table_index(), i);
+            assert_eq!(Rules::from_table_name(&g.table_name()), Some(*g));
+        }
+        assert_eq!(Rules::STANDARD.table_name(), "standard");
+        assert_eq!(Rules::NO_FLYING.table_name(), "no-flying");
+        let per_mill = Rules::STANDARD.with_captures(Captures::PerMill);
+        assert_eq!(per_mill.table_name(), "n9f1c2p0");
+        // Every piece count shares the tables of nine.
+        for r in Rules::all() {
+            assert_eq!(r.tables(), r.with_pieces(9).expect("nine"));
+            assert!(r.table_index() < Rules::TABLE_GAMES);
+        }
+        let five = Rules::STANDARD.with_pieces(5).expect("five");
+        assert_eq!(five.table_name(), "standard");
+        assert_eq!(Rules::from_table_name("n5f1c1p0"), None);
     }
 
     #[test]

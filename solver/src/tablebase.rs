@@ -210,7 +210,7 @@ impl<'a> Tablebases<'a> {
         let total = |c| pos.pieces(c).count() as u8 + pos.hand(c);
         let (w, b) = (total(Color::White), total(Color::Black));
         let loaded = |us, them| {
-            Sector::new(us, them).is_some_and(|s| pos.variant().is_some_and(|v| tb.contains(v, s)))
+            Sector::new(us, them).is_some_and(|s| tb.contains(pos.rules(), s))
         };
         loaded(w, b) && loaded(b, w)
     }

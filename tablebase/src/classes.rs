@@ -16,7 +16,7 @@
 //! ahead of its sector's stay class forces the game out of the pair, so that play
 //! which follows the classes makes progress.
 //!
-//! One file per variant and sector, `<variant>-<sector>.cls` beside the value files:
+//! One file per rules and sector, `<rules>-<sector>.cls` beside the value files:
 //! a block file ([`crate::blocks`]) of two-byte entries in the order of the value
 //! file, little-endian throughout (`n` entries, `b` blocks):
 //!
@@ -24,7 +24,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISCL` |
 //! | 8 | 4 | format version: 2 |
-//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 12 | 1 | rules: 0 standard, 1 no-flying |
 //! | 13 | 1, 1 | pieces of the side to move, of the opponent on the board |
 //! | 15 | 1, 1 | pieces in hand of the side to move, of the opponent |
 //! | 17 | 1 | the sector's stay class (`i8`; 0 for a placement sector) |
@@ -56,7 +56,7 @@ use crate::file::{check_size, open_header, FileError, Problem, HEADER_LEN};
 use crate::index::orbit_count;
 use crate::sector::SectorId;
 use crate::value::SectorStats;
-use morris_engine::Variant;
+use morris_engine::Rules;
 use rayon::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -122,22 +122,23 @@ pub fn stay_class(own: &SectorStats, swapped: &SectorStats) -> i8 {
 }
 
 /// The name of the class file of a sector.
-pub fn file_name(variant: Variant, sector: impl Into<SectorId>) -> String {
-    format!("{}-{}.cls", variant.name(), sector.into())
+pub fn file_name(rules: impl Into<Rules>, sector: impl Into<SectorId>) -> String {
+    let rules: Rules = rules.into();
+    format!("{}-{}.cls", rules.table_name(), sector.into())
 }
 
-/// The variant and sector a class file name stands for, if it is one.
-pub fn parse_file_name(name: &str) -> Option<(Variant, SectorId)> {
+/// The rules and sector a class file name stands for, if it is one.
+pub fn parse_file_name(name: &str) -> Option<(Rules, SectorId)> {
     let stem = name.strip_suffix(".cls")?;
-    let (variant, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
-    Some((variant, sector))
+    let (rules, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
+    Some((rules, sector))
 }
 
 /// The decoded header of a class file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// The variant.
-    pub variant: Variant,
+    /// The rules.
+    pub rules: Rules,
     /// The sector.
     pub sector: SectorId,
     /// The sector's stay class (0 for a placement sector).
@@ -180,7 +181,7 @@ impl Header {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = self.variant.index() as u8;
+        h[12] = self.rules.table_index() as u8;
         (h[13], h[14]) = self.sector.board();
         if let SectorId::Placement(p) = self.sector {
             (h[15], h[16]) = (p.us_hand, p.them_hand);
@@ -199,8 +200,8 @@ impl Header {
         h
     }
 
-    /// Decode and check a header against the variant and sector its name says.
-    fn decode(h: &[u8; HEADER_LEN], variant: Variant, sector: SectorId) -> Result<Header, Problem> {
+    /// Decode and check a header against the rules and sector its name says.
+    fn decode(h: &[u8; HEADER_LEN], rules: Rules, sector: SectorId) -> Result<Header, Problem> {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         if h[0..8] != MAGIC {
             return Err(Problem::Magic);
@@ -224,11 +225,11 @@ impl Header {
         if !BLOCK_LOG2_RANGE.contains(&h[18]) {
             return Err(Problem::BlockSize(h[18]));
         }
-        let found_variant = Variant::from_index(usize::from(h[12]));
-        if found_variant != Some(variant) {
-            return Err(Problem::Variant {
-                expected: variant,
-                found: found_variant.map_or(format!("unknown ({})", h[12]), |v| v.name().into()),
+        let found_variant = Rules::from_table_index(usize::from(h[12]));
+        if found_variant != Some(rules) {
+            return Err(Problem::Rules {
+                expected: rules,
+                found: found_variant.map_or(format!("unknown ({})", h[12]), |v| v.table_name()),
             });
         }
         let found = if (h[15], h[16]) == (0, 0) {
@@ -252,7 +253,7 @@ impl Header {
             });
         }
         Ok(Header {
-            variant,
+            rules,
             sector,
             stay,
             entries: u64_at(24),
@@ -275,20 +276,21 @@ pub struct ClassFile {
 }
 
 impl ClassFile {
-    /// Open the class file of `variant` and `sector` at `path`, checking its header
+    /// Open the class file of `rules` and `sector` at `path`, checking its header
     /// and length, with decompressed blocks kept in `cache`.
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open(
         path: &Path,
-        variant: Variant,
+        rules: impl Into<Rules>,
         sector: SectorId,
         cache: Arc<BlockCache>,
     ) -> Result<ClassFile, FileError> {
+        let rules: Rules = rules.into();
         let err = |p: Problem| FileError::new(path, p);
         let (file, len, raw) = open_header(path)?;
-        let header = Header::decode(&raw, variant, sector).map_err(err)?;
+        let header = Header::decode(&raw, rules, sector).map_err(err)?;
         check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
         Ok(ClassFile {
             header,
@@ -357,12 +359,12 @@ impl ClassFile {
     }
 }
 
-/// The class files in `dir` (by name: variant, sector, path), sorted; an absent
+/// The class files in `dir` (by name: rules, sector, path), sorted; an absent
 /// directory has none.
 ///
 /// # Errors
 /// A [`FileError`] naming the directory when it cannot be read.
-pub fn class_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, FileError> {
+pub fn class_names(dir: &Path) -> Result<Vec<(Rules, SectorId, PathBuf)>, FileError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -429,10 +431,10 @@ mod tests {
             .parse::<crate::Sector>()
             .map(SectorId::Movement)
             .unwrap();
-        assert_eq!(file_name(Variant::Standard, s), "standard-4-3.cls");
+        assert_eq!(file_name(Rules::STANDARD, s), "standard-4-3.cls");
         assert_eq!(
             parse_file_name("standard-4-3.cls"),
-            Some((Variant::Standard, s))
+            Some((Rules::STANDARD, s))
         );
         assert_eq!(parse_file_name("standard-4-3.tb"), None);
     }

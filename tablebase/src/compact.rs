@@ -2,8 +2,8 @@
 //! download and for probing in place.
 //!
 //! Two files a sector, each usable alone, named like the raw file with another
-//! extension: `<variant>-<sector>.wdl` holds win, draw or loss only (all that a
-//! position's value and the moves keeping it need), `<variant>-<sector>.dtm` holds
+//! extension: `<rules>-<sector>.wdl` holds win, draw or loss only (all that a
+//! position's value and the moves keeping it need), `<rules>-<sector>.dtm` holds
 //! the full value with its distance (the one-byte codes of [`crate::file`]). A
 //! probe reads the `.dtm` file when present, else the `.wdl` file, whose decided
 //! values come without distance ([`Value::wdl_only`]).
@@ -23,7 +23,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISTZ` |
 //! | 8 | 4 | format version: 2 |
-//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 12 | 1 | rules: 0 standard, 1 no-flying |
 //! | 13 | 1 | pieces of the side to move on the board |
 //! | 14 | 1 | pieces of the opponent on the board |
 //! | 15 | 1 | content: 1 win/draw/loss, 2 DTM (encoding 2 of [`crate::file`]) |
@@ -59,7 +59,7 @@ use crate::file::{check_size, decode_byte, open_header, FileError, Problem};
 use crate::index::SectorIndex;
 use crate::sector::SectorId;
 use crate::value::{SectorStats, Value, Wdl};
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_sys::Mapper;
 use rayon::prelude::*;
 use std::fs;
@@ -126,20 +126,21 @@ fn wdl_code(w: Wdl) -> u8 {
     }
 }
 
-/// What names a compact file: its variant, sector and kind.
-pub type CompactId = (Variant, SectorId, Kind);
+/// What names a compact file: its rules, sector and kind.
+pub type CompactId = (Rules, SectorId, Kind);
 
 /// The name of a sector's compact file of `kind`.
-pub fn compact_name(variant: Variant, sector: impl Into<SectorId>, kind: Kind) -> String {
-    format!("{}-{}.{}", variant.name(), sector.into(), kind.extension())
+pub fn compact_name(rules: impl Into<Rules>, sector: impl Into<SectorId>, kind: Kind) -> String {
+    let rules: Rules = rules.into();
+    format!("{}-{}.{}", rules.table_name(), sector.into(), kind.extension())
 }
 
-/// The variant, sector and kind a compact file name stands for, if it is one.
+/// The rules, sector and kind a compact file name stands for, if it is one.
 pub fn parse_compact_name(name: &str) -> Option<CompactId> {
     Kind::ALL.into_iter().find_map(|kind| {
         let stem = name.strip_suffix(kind.extension())?.strip_suffix('.')?;
-        let (variant, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
-        Some((variant, sector, kind))
+        let (rules, sector) = crate::file::parse_file_name(&format!("{stem}.tb"))?;
+        Some((rules, sector, kind))
     })
 }
 
@@ -148,8 +149,8 @@ pub fn parse_compact_name(name: &str) -> Option<CompactId> {
 pub struct CompactHeader {
     /// What the file holds.
     pub kind: Kind,
-    /// The variant.
-    pub variant: Variant,
+    /// The rules.
+    pub rules: Rules,
     /// The sector.
     pub sector: SectorId,
     /// Number of entries.
@@ -202,7 +203,7 @@ impl CompactHeader {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = self.variant.index() as u8;
+        h[12] = self.rules.table_index() as u8;
         (h[13], h[14]) = self.sector.board();
         h[15] = self.kind.code();
         h[16..24].copy_from_slice(&self.entries.to_le_bytes());
@@ -261,8 +262,8 @@ impl CompactHeader {
         if !BLOCK_LOG2_RANGE.contains(&h[62]) {
             return Err(Problem::BlockSize(h[62]));
         }
-        if usize::from(h[12]) != expected.0.index() {
-            return Err(Problem::Variant {
+        if usize::from(h[12]) != expected.0.table_index() {
+            return Err(Problem::Rules {
                 expected: expected.0,
                 found: format!("code {}", h[12]),
             });
@@ -281,7 +282,7 @@ impl CompactHeader {
         let entries = u64_at(16);
         Ok(CompactHeader {
             kind: expected.2,
-            variant: expected.0,
+            rules: expected.0,
             sector: expected.1,
             entries,
             index_sum: u64_at(24),
@@ -312,19 +313,19 @@ pub struct CompactFile {
 }
 
 impl CompactFile {
-    /// Open the compact file of `variant`, `sector` and `kind` at `path`, checking its
+    /// Open the compact file of `rules`, `sector` and `kind` at `path`, checking its
     /// header and length, with decompressed blocks kept in `cache`.
     ///
     /// # Errors
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open(
         path: &Path,
-        (variant, sector, kind): CompactId,
+        (rules, sector, kind): CompactId,
         cache: Arc<BlockCache>,
     ) -> Result<CompactFile, FileError> {
         let err = |p: Problem| FileError::new(path, p);
         let (file, len, raw) = open_header(path)?;
-        let header = CompactHeader::decode(&raw, (variant, sector, kind)).map_err(err)?;
+        let header = CompactHeader::decode(&raw, (rules, sector, kind)).map_err(err)?;
         check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
         Ok(CompactFile {
             header,
@@ -562,12 +563,12 @@ impl CompactTable {
     }
 }
 
-/// The compact files in `dir` (by name: variant, sector, kind, path), sorted; an
+/// The compact files in `dir` (by name: rules, sector, kind, path), sorted; an
 /// absent directory has none.
 ///
 /// # Errors
 /// A [`FileError`] naming the directory when it cannot be read.
-pub fn compact_names(dir: &Path) -> Result<Vec<(Variant, SectorId, Kind, PathBuf)>, FileError> {
+pub fn compact_names(dir: &Path) -> Result<Vec<(Rules, SectorId, Kind, PathBuf)>, FileError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -593,14 +594,14 @@ mod tests {
     fn names_round_trip() {
         let s = SectorId::Movement(Sector::new(8, 9).expect("a sector"));
         assert_eq!(
-            compact_name(Variant::NoFlying, s, Kind::Wdl),
+            compact_name(Rules::NO_FLYING, s, Kind::Wdl),
             "no-flying-8-9.wdl"
         );
         for kind in Kind::ALL {
-            let name = compact_name(Variant::Standard, s, kind);
+            let name = compact_name(Rules::STANDARD, s, kind);
             assert_eq!(
                 parse_compact_name(&name),
-                Some((Variant::Standard, s, kind))
+                Some((Rules::STANDARD, s, kind))
             );
         }
         assert_eq!(parse_compact_name("standard-8-9.tb"), None);

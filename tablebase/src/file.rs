@@ -1,8 +1,8 @@
 //! The on-disk format of a sector (the raw file), its header, and opening it in layers.
 //!
-//! One file per variant and sector. A movement sector (both hands empty) is named
-//! `<variant>-<us>-<them>.tb` (for example `standard-8-9.tb`); a placement sector is
-//! named `<variant>-<us>-<them>+<us_hand>-<them_hand>.tb` (for example
+//! One file per rules and sector. A movement sector (both hands empty) is named
+//! `<rules>-<us>-<them>.tb` (for example `standard-8-9.tb`); a placement sector is
+//! named `<rules>-<us>-<them>+<us_hand>-<them_hand>.tb` (for example
 //! `standard-3-4+5-4.tb`, as [`crate::PlacementSector`] prints). Format version 3, the same
 //! for both kinds, little-endian throughout (`n` entries, `b = ceil(n / 4096)` blocks):
 //!
@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISTB` |
 //! | 8 | 4 | format version: 3 |
-//! | 12 | 1 | variant: 0 standard, 1 no-flying |
+//! | 12 | 1 | rules: 0 standard, 1 no-flying |
 //! | 13 | 1 | pieces of the side to move on the board |
 //! | 14 | 1 | pieces of the opponent on the board |
 //! | 15 | 1 | value encoding: 2, below |
@@ -41,7 +41,7 @@
 //! final name is always complete. Opening checks, in order and before mapping or
 //! reading the payload: that the name is a regular file (opened without blocking, so a
 //! FIFO cannot hang the program), that it holds at least a header, the header's magic,
-//! checksum, version, encoding, variant and sector against the name, the entry count
+//! checksum, version, encoding, rules and sector against the name, the entry count
 //! against the sector's size, then that the length is exactly what the header says.
 //! The block checksums are checked against the header on the first use of the file,
 //! and each block against its checksum before the first value is read from it: no
@@ -50,7 +50,7 @@
 use crate::index::{orbit_count, SectorIndex};
 use crate::sector::{Sector, SectorId};
 use crate::value::{SectorStats, Value, Wdl};
-use morris_engine::Variant;
+use morris_engine::Rules;
 use morris_sys::{MappedFile, Mapper};
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -149,11 +149,11 @@ pub enum Problem {
         /// The encoding.
         encoding: u8,
     },
-    /// The header's variant differs from the name's.
-    #[error("holds the {found} variant, but the name says {expected}")]
-    Variant {
+    /// The header's rules differs from the name's.
+    #[error("holds the {found} rules, but the name says {expected}")]
+    Rules {
         /// From the name.
-        expected: Variant,
+        expected: Rules,
         /// From the header.
         found: String,
     },
@@ -285,26 +285,27 @@ impl FileError {
 }
 
 /// The file name of a sector (movement or placement).
-pub fn file_name(variant: Variant, sector: impl Into<SectorId>) -> String {
-    format!("{}-{}.tb", variant.name(), sector.into())
+pub fn file_name(rules: impl Into<Rules>, sector: impl Into<SectorId>) -> String {
+    let rules: Rules = rules.into();
+    format!("{}-{}.tb", rules.table_name(), sector.into())
 }
 
-/// The variant and sector a file name stands for, if it is a tablebase name.
-pub fn parse_file_name(name: &str) -> Option<(Variant, SectorId)> {
+/// The rules and sector a file name stands for, if it is a tablebase name.
+pub fn parse_file_name(name: &str) -> Option<(Rules, SectorId)> {
     let stem = name.strip_suffix(".tb")?;
     let (board, hands) = match stem.split_once('+') {
         Some((board, hands)) => (board, Some(hands)),
         None => (stem, None),
     };
     let (rest, them) = board.rsplit_once('-')?;
-    let (variant, us) = rest.rsplit_once('-')?;
-    let variant = Variant::ALL.into_iter().find(|v| v.name() == variant)?;
+    let (rules, us) = rest.rsplit_once('-')?;
+    let rules = Rules::from_table_name(rules)?;
     let sector = match hands {
         None => SectorId::Movement(Sector::new(us.parse().ok()?, them.parse().ok()?)?),
         Some(hands) => SectorId::Placement(format!("{us}-{them}+{hands}").parse().ok()?),
     };
     // Only the canonical spelling: `standard-03-3.tb` is not a sector file.
-    (file_name(variant, sector) == name).then_some((variant, sector))
+    (file_name(rules, sector) == name).then_some((rules, sector))
 }
 
 /// Number of checksummed blocks of `entries` entries.
@@ -317,8 +318,8 @@ fn blocks(entries: u64) -> u64 {
 pub struct Header {
     /// The format version (always [`VERSION`] for a file opened as a [`SectorFile`]).
     pub version: u32,
-    /// The variant.
-    pub variant: Variant,
+    /// The rules.
+    pub rules: Rules,
     /// The sector.
     pub sector: SectorId,
     /// Number of entries.
@@ -353,7 +354,7 @@ impl Header {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12] = self.variant.index() as u8;
+        h[12] = self.rules.table_index() as u8;
         (h[13], h[14]) = self.sector.board();
         if let SectorId::Placement(p) = self.sector {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
@@ -373,7 +374,7 @@ impl Header {
     }
 
     /// Decode and check a header of any version this code can read or convert.
-    fn decode(h: &[u8; HEADER_LEN], expected: (Variant, SectorId)) -> Result<Header, Problem> {
+    fn decode(h: &[u8; HEADER_LEN], expected: (Rules, SectorId)) -> Result<Header, Problem> {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
         if h[0..8] != MAGIC {
@@ -399,20 +400,20 @@ impl Header {
         if version == VERSION && h[62] != BLOCK_LOG2 {
             return Err(Problem::BlockSize(h[62]));
         }
-        let variant = match Variant::from_index(usize::from(h[12])) {
+        let rules = match Rules::from_table_index(usize::from(h[12])) {
             Some(v) => v,
             None => {
                 let n = h[12];
-                return Err(Problem::Variant {
+                return Err(Problem::Rules {
                     expected: expected.0,
                     found: format!("unknown ({n})"),
                 });
             }
         };
-        if variant != expected.0 {
-            return Err(Problem::Variant {
+        if rules != expected.0 {
+            return Err(Problem::Rules {
                 expected: expected.0,
-                found: variant.name().to_string(),
+                found: rules.table_name().to_string(),
             });
         }
         // A movement sector has no hands; a placement sector's side to move always
@@ -433,7 +434,7 @@ impl Header {
         let entries = u64_at(16);
         Ok(Header {
             version,
-            variant,
+            rules,
             sector: expected.1,
             entries,
             checksum: u64_at(24),
@@ -575,18 +576,19 @@ pub(crate) fn check_size(
 /// A [`FileError`] naming the file and the first problem found.
 pub fn read_header(
     path: &Path,
-    variant: Variant,
+    rules: impl Into<Rules>,
     sector: SectorId,
 ) -> Result<(File, Header), FileError> {
+    let rules: Rules = rules.into();
     let err = |p: Problem| FileError::new(path, p);
     let (file, len, raw) = open_header(path)?;
-    let header = Header::decode(&raw, (variant, sector)).map_err(err)?;
+    let header = Header::decode(&raw, (rules, sector)).map_err(err)?;
     check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
     Ok((file, header))
 }
 
 impl SectorFile {
-    /// Open the file of `variant` and `sector` at `path`, checking its header and
+    /// Open the file of `rules` and `sector` at `path`, checking its header and
     /// length; the file is read into memory and checked on first use. Safe whatever
     /// happens to the file afterwards.
     ///
@@ -594,14 +596,15 @@ impl SectorFile {
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open(
         path: &Path,
-        variant: Variant,
+        rules: impl Into<Rules>,
         sector: impl Into<SectorId>,
     ) -> Result<SectorFile, FileError> {
-        let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
+        let rules: Rules = rules.into();
+        let (file, header) = SectorFile::open_header(path, rules, sector.into())?;
         Ok(SectorFile::new(path, header, Payload::Read(file)))
     }
 
-    /// Open the file of `variant` and `sector` at `path` like [`SectorFile::open`], but
+    /// Open the file of `rules` and `sector` at `path` like [`SectorFile::open`], but
     /// memory-map it with `mapper` instead of reading it: no copy, and pages load on
     /// demand.
     ///
@@ -609,11 +612,12 @@ impl SectorFile {
     /// A [`FileError`] naming the file and the first problem found.
     pub fn open_mapped(
         path: &Path,
-        variant: Variant,
+        rules: impl Into<Rules>,
         sector: impl Into<SectorId>,
         mapper: Mapper,
     ) -> Result<SectorFile, FileError> {
-        let (file, header) = SectorFile::open_header(path, variant, sector.into())?;
+        let rules: Rules = rules.into();
+        let (file, header) = SectorFile::open_header(path, rules, sector.into())?;
         let map = mapper
             .map(&file, header.file_len())
             .map_err(|e| FileError::new(path, e))?;
@@ -633,10 +637,10 @@ impl SectorFile {
     /// Open the file and check everything but the payload; an old version is refused.
     fn open_header(
         path: &Path,
-        variant: Variant,
+        rules: Rules,
         sector: SectorId,
     ) -> Result<(File, Header), FileError> {
-        let (file, header) = read_header(path, variant, sector)?;
+        let (file, header) = read_header(path, rules, sector)?;
         if header.version != VERSION {
             return Err(FileError::new(path, Problem::OldVersion(header.version)));
         }
@@ -883,18 +887,18 @@ mod tests {
     #[test]
     fn placement_names_round_trip_and_only_canonical_ones_parse() {
         let p: PlacementSector = "3-4+5-4".parse().expect("a sector");
-        assert_eq!(file_name(Variant::Standard, p), "standard-3-4+5-4.tb");
+        assert_eq!(file_name(Rules::STANDARD, p), "standard-3-4+5-4.tb");
         assert_eq!(
             parse_file_name("no-flying-0-0+9-9.tb"),
             Some((
-                Variant::NoFlying,
+                Rules::NO_FLYING,
                 SectorId::Placement("0-0+9-9".parse().expect("a sector"))
             ))
         );
         assert_eq!(
             parse_file_name("standard-8-9.tb"),
             Some((
-                Variant::Standard,
+                Rules::STANDARD,
                 SectorId::Movement(Sector::new(8, 9).expect("a sector"))
             ))
         );

@@ -19,7 +19,7 @@
 //! `morris-sys`, so this crate has no `unsafe`.
 //!
 //! ```
-//! use morris_engine::{notation, Variant};
+//! use morris_engine::{notation, Rules};
 //! use morris_tablebase::tablebase::OpenOptions;
 //! use morris_tablebase::{PlacementSector, SectorIndex, Tablebase};
 //!
@@ -30,7 +30,7 @@
 //!
 //! // A directory without files covers nothing; a probe says so, and never guesses.
 //! let tb = Tablebase::open(std::path::Path::new("no-such-dir"), OpenOptions::default())?;
-//! let pos = notation::parse_position("WB./W../.../.....W/.../.../BB. w 0 0", Variant::Standard)?;
+//! let pos = notation::parse_position("WB./W../.../.....W/.../.../BB. w 0 0", Rules::STANDARD)?;
 //! assert_eq!(Tablebase::sector_id_of(&pos).unwrap().to_string(), "3-3");
 //! assert_eq!(tb.probe(&pos)?, None);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

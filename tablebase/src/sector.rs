@@ -21,7 +21,7 @@
 //! [`SectorId`] names either kind: what a table file holds.
 
 use crate::index::orbit_count;
-use morris_engine::{Bitboard, Color, Position, Setup, PIECES_PER_PLAYER};
+use morris_engine::{Bitboard, Captures, Color, Position, Rules, Setup, PIECES_PER_PLAYER};
 use std::fmt;
 
 /// Fewest pieces a side has in a sector (two means the game is over).
@@ -297,13 +297,19 @@ impl PlacementSector {
         (self.us + self.us_hand, self.them + self.them_hand)
     }
 
-    /// The sector a placement leads to, with a capture or without; `None` when every
-    /// such position has ended the game by rule 1 (a side with an empty hand and at
-    /// most two pieces), or when the capture cannot happen (no opponent piece on the
-    /// board, or fewer than three of ours after the placement).
-    pub fn after_placement(self, capture: bool) -> Option<SuccessorSector> {
-        let captured = u8::from(capture);
-        if capture && (self.them == 0 || self.us + 1 < 3) {
+    /// The sector a placement leads to when it takes `captured` pieces (0, 1, or 2
+    /// under the per-mill capture rule); `None` when every such position has ended the
+    /// game by rule 1 (a side with an empty hand and at most two pieces), or when the
+    /// captures cannot happen (too few opponent pieces on the board, or too few of
+    /// ours after the placement to close as many mills: three for one, five for two).
+    pub fn after_placement(self, captured: u8) -> Option<SectorId> {
+        let closing = match captured {
+            0 => 0,
+            1 => 3,
+            2 => 5,
+            _ => return None,
+        };
+        if self.them < captured || self.us + 1 < closing {
             return None;
         }
         // The opponent moves next: its counts come first.
@@ -314,18 +320,25 @@ impl PlacementSector {
             return None;
         }
         if us_hand == 0 && them_hand == 0 {
-            Sector::new(us, them).map(SuccessorSector::Movement)
+            Sector::new(us, them).map(SectorId::Movement)
         } else {
-            PlacementSector::new(us, them, us_hand, them_hand).map(SuccessorSector::Placement)
+            PlacementSector::new(us, them, us_hand, them_hand).map(SectorId::Placement)
         }
     }
 
-    /// The sectors whose values this one is solved from (at most two: a placement
-    /// without capture and one with).
-    pub fn successors(self) -> Vec<SuccessorSector> {
-        [false, true]
-            .into_iter()
-            .filter_map(|capture| self.after_placement(capture))
+    /// The sectors whose values this one is solved from under `rules`: a placement
+    /// without capture, with one, and (per-mill captures) with two.
+    pub fn successors(self, rules: impl Into<Rules>) -> Vec<SuccessorSector> {
+        let most = match rules.into().captures() {
+            Captures::One => 1,
+            Captures::PerMill => 2,
+        };
+        (0..=most)
+            .filter_map(|captured| self.after_placement(captured))
+            .map(|s| match s {
+                SectorId::Movement(m) => SuccessorSector::Movement(m),
+                SectorId::Placement(p) => SuccessorSector::Placement(p),
+            })
             .collect()
     }
 
@@ -389,7 +402,7 @@ impl std::str::FromStr for PlacementSector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use morris_engine::Variant;
+    use morris_engine::Rules;
 
     #[test]
     fn generation_order_respects_captures_and_pairs() {
@@ -448,7 +461,7 @@ mod tests {
             let all = PlacementSector::all(max);
             for (i, s) in all.iter().enumerate() {
                 assert!(s.material().0 <= max && s.material().1 <= max);
-                for next in s.successors() {
+                for next in s.successors(Rules::STANDARD) {
                     match next {
                         SuccessorSector::Placement(p) => {
                             let j = all.iter().position(|t| *t == p);
@@ -472,12 +485,12 @@ mod tests {
         use SuccessorSector::{Movement, Placement};
         // White to move: Black moves next with one piece more in hand.
         assert_eq!(
-            sector("3-4+5-5").successors(),
+            sector("3-4+5-5").successors(Rules::STANDARD),
             vec![Placement(sector("4-4+5-4")), Placement(sector("3-4+5-4"))]
         );
         // Black's last placement leads to the movement phase.
         assert_eq!(
-            sector("4-5+1-0").successors(),
+            sector("4-5+1-0").successors(Rules::STANDARD),
             vec![
                 Movement(Sector::new(5, 5).expect("a sector")),
                 Movement(Sector::new(4, 5).expect("a sector"))
@@ -485,12 +498,25 @@ mod tests {
         );
         // A capture that leaves White two pieces with an empty hand ends the game.
         assert_eq!(
-            sector("4-3+1-0").successors(),
+            sector("4-3+1-0").successors(Rules::STANDARD),
             vec![Movement(Sector::new(3, 5).expect("a sector"))]
         );
         // Two pieces can close no mill; placing the last of them loses at once.
-        assert_eq!(sector("1-3+1-1").successors(), vec![]);
-        assert_eq!(sector("1-0+3-3").after_placement(true), None);
+        assert_eq!(sector("1-3+1-1").successors(Rules::STANDARD), vec![]);
+        assert_eq!(sector("1-0+3-3").after_placement(1), None);
+        // Per-mill captures: a placement closing two mills takes two, which needs
+        // five of ours after it and two of theirs.
+        let per_mill = Rules::STANDARD.with_captures(Captures::PerMill);
+        assert_eq!(
+            sector("4-3+3-3").successors(per_mill),
+            vec![
+                Placement(sector("3-5+3-2")),
+                Placement(sector("2-5+3-2")),
+                Placement(sector("1-5+3-2"))
+            ]
+        );
+        assert_eq!(sector("3-3+3-3").successors(per_mill).len(), 2);
+        assert_eq!(sector("4-1+3-3").successors(per_mill).len(), 2);
     }
 
     #[test]
@@ -511,7 +537,7 @@ mod tests {
         ] {
             assert!(bad.parse::<PlacementSector>().is_err(), "{bad}");
         }
-        let start = Position::start(Variant::Standard);
+        let start = Position::start(Rules::STANDARD);
         assert_eq!(PlacementSector::of(&start), Some(sector("0-0+9-9")));
         let played = start.play(start.legal_moves()[0]).expect("a legal move");
         assert_eq!(PlacementSector::of(&played), Some(sector("0-1+9-8")));

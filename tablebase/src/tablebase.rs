@@ -29,7 +29,7 @@ use crate::compact::{
 use crate::file::{parse_file_name, FileError, SectorFile};
 use crate::sector::{PlacementSector, Sector, SectorId};
 use crate::value::{SectorStats, Value, Wdl};
-use morris_engine::{Position, Variant};
+use morris_engine::{Position, Rules};
 use morris_sys::Mapper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ impl Default for OpenOptions {
 }
 
 impl OpenOptions {
-    fn open_raw(&self, path: &Path, v: Variant, s: SectorId) -> Result<SectorFile, FileError> {
+    fn open_raw(&self, path: &Path, v: Rules, s: SectorId) -> Result<SectorFile, FileError> {
         match self.mapper {
             Some(mapper) => SectorFile::open_mapped(path, v, s, mapper),
             None => SectorFile::open(path, v, s),
@@ -118,7 +118,7 @@ impl<'a> Probe<'a> {
 /// The files of one sector.
 #[derive(Debug)]
 struct Tables {
-    variant: Variant,
+    rules: Rules,
     sector: SectorId,
     raw: Option<SectorFile>,
     compact: CompactTable,
@@ -127,9 +127,9 @@ struct Tables {
 }
 
 impl Tables {
-    fn new(variant: Variant, sector: SectorId) -> Tables {
+    fn new(rules: Rules, sector: SectorId) -> Tables {
         Tables {
-            variant,
+            rules,
             sector,
             raw: None,
             compact: CompactTable::default(),
@@ -138,14 +138,14 @@ impl Tables {
     }
 }
 
-/// Slots of one variant: movement sectors by their two counts, then placement sectors
+/// Slots of one table game: movement sectors by their two counts, then placement sectors
 /// by their two counts, the hand of the side to move and whether the opponent's is one
 /// less (counts and hands at most 9).
 const MOVEMENT_SLOTS: usize = 10 * 10;
-const VARIANT_SLOTS: usize = MOVEMENT_SLOTS + 10 * 10 * 10 * 2;
+const GAME_SLOTS: usize = MOVEMENT_SLOTS + 10 * 10 * 10 * 2;
 
 /// Where the files of `sector` are found among a tablebase's slots.
-fn slot(variant: Variant, sector: SectorId) -> usize {
+fn slot(rules: Rules, sector: SectorId) -> usize {
     let within = match sector {
         SectorId::Movement(s) => usize::from(s.us) * 10 + usize::from(s.them),
         SectorId::Placement(p) => {
@@ -154,15 +154,15 @@ fn slot(variant: Variant, sector: SectorId) -> usize {
             MOVEMENT_SLOTS + board * 20 + hands
         }
     };
-    variant.index() * VARIANT_SLOTS + within
+    rules.table_index() * GAME_SLOTS + within
 }
 
 /// The table files of a directory.
 #[derive(Debug)]
 pub struct Tablebase {
-    /// The files of each sector present, by variant and sector.
+    /// The files of each sector present, by rules and sector.
     tables: Vec<Tables>,
-    /// For every variant and sector ([`slot`]): its place in `tables` plus one, 0 when
+    /// For every rules and sector ([`slot`]): its place in `tables` plus one, 0 when
     /// it is absent.
     slots: Box<[u16]>,
 }
@@ -172,17 +172,17 @@ impl Default for Tablebase {
     fn default() -> Tablebase {
         Tablebase {
             tables: Vec::new(),
-            slots: vec![0; Variant::ALL.len() * VARIANT_SLOTS].into(),
+            slots: vec![0; Rules::TABLE_GAMES * GAME_SLOTS].into(),
         }
     }
 }
 
-/// One scanned file: its variant, its sector, and the file or why it cannot be used.
-pub type Scanned = (Variant, SectorId, Result<SectorFile, FileError>);
+/// One scanned file: its rules, its sector, and the file or why it cannot be used.
+pub type Scanned = (Rules, SectorId, Result<SectorFile, FileError>);
 
-/// One scanned compact file: its variant, sector and kind, and the file or why it
+/// One scanned compact file: its rules, sector and kind, and the file or why it
 /// cannot be used.
-pub type ScannedCompact = (Variant, SectorId, Kind, Result<CompactFile, FileError>);
+pub type ScannedCompact = (Rules, SectorId, Kind, Result<CompactFile, FileError>);
 
 impl Tablebase {
     /// Open every table file in `dir`, raw and compact, as `options` say. A missing
@@ -192,23 +192,23 @@ impl Tablebase {
     /// The first [`FileError`] met, naming the file.
     pub fn open(dir: &Path, options: OpenOptions) -> Result<Tablebase, FileError> {
         let cache = Arc::new(BlockCache::new(options.cache_bytes));
-        let mut tables: BTreeMap<(Variant, SectorId), Tables> = BTreeMap::new();
-        for (variant, sector, file) in Tablebase::scan(dir, options)? {
-            let t = tables.entry((variant, sector));
-            t.or_insert_with(|| Tables::new(variant, sector)).raw = Some(file?);
+        let mut tables: BTreeMap<(Rules, SectorId), Tables> = BTreeMap::new();
+        for (rules, sector, file) in Tablebase::scan(dir, options)? {
+            let t = tables.entry((rules, sector));
+            t.or_insert_with(|| Tables::new(rules, sector)).raw = Some(file?);
         }
-        for (variant, sector, kind, file) in Tablebase::scan_compact_with(dir, options, &cache)? {
-            let t = tables.entry((variant, sector));
-            let compact = &mut t.or_insert_with(|| Tables::new(variant, sector)).compact;
+        for (rules, sector, kind, file) in Tablebase::scan_compact_with(dir, options, &cache)? {
+            let t = tables.entry((rules, sector));
+            let compact = &mut t.or_insert_with(|| Tables::new(rules, sector)).compact;
             match kind {
                 Kind::Wdl => compact.wdl = Some(file?),
                 Kind::Dtm => compact.dtm = Some(file?),
             }
         }
-        for (variant, sector, path) in classes::class_names(dir)? {
-            let t = tables.entry((variant, sector));
-            let file = ClassFile::open(&path, variant, sector, Arc::clone(&cache));
-            t.or_insert_with(|| Tables::new(variant, sector)).classes = Some(file);
+        for (rules, sector, path) in classes::class_names(dir)? {
+            let t = tables.entry((rules, sector));
+            let file = ClassFile::open(&path, rules, sector, Arc::clone(&cache));
+            t.or_insert_with(|| Tables::new(rules, sector)).classes = Some(file);
         }
         // A class file belongs to the values it was built from: one built from other
         // values is refused, naming both.
@@ -239,7 +239,7 @@ impl Tablebase {
         };
         for (i, t) in tb.tables.iter().enumerate() {
             // Fewer tables than slots, and far fewer than 2^16.
-            tb.slots[slot(t.variant, t.sector)] = u16::try_from(i + 1).unwrap_or(0);
+            tb.slots[slot(t.rules, t.sector)] = u16::try_from(i + 1).unwrap_or(0);
         }
         Ok(tb)
     }
@@ -282,59 +282,63 @@ impl Tablebase {
     }
 
     /// The files of a sector, if any.
-    fn tables(&self, variant: Variant, sector: SectorId) -> Option<&Tables> {
-        let i = usize::from(self.slots[slot(variant, sector)]).checked_sub(1)?;
+    fn tables(&self, rules: Rules, sector: SectorId) -> Option<&Tables> {
+        let i = usize::from(self.slots[slot(rules, sector)]).checked_sub(1)?;
         self.tables.get(i)
     }
 
-    /// The movement sectors present, by variant.
-    pub fn sectors(&self) -> impl Iterator<Item = (Variant, Sector, &SectorFile)> {
+    /// The movement sectors present, by rules.
+    pub fn sectors(&self) -> impl Iterator<Item = (Rules, Sector, &SectorFile)> {
         self.tables.iter().filter_map(|t| match (t.sector, &t.raw) {
-            (SectorId::Movement(m), Some(f)) => Some((t.variant, m, f)),
+            (SectorId::Movement(m), Some(f)) => Some((t.rules, m, f)),
             _ => None,
         })
     }
 
-    /// The placement sectors present, by variant.
+    /// The placement sectors present, by rules.
     pub fn placement_sectors(
         &self,
-    ) -> impl Iterator<Item = (Variant, PlacementSector, &SectorFile)> {
+    ) -> impl Iterator<Item = (Rules, PlacementSector, &SectorFile)> {
         self.tables.iter().filter_map(|t| match (t.sector, &t.raw) {
-            (SectorId::Placement(p), Some(f)) => Some((t.variant, p, f)),
+            (SectorId::Placement(p), Some(f)) => Some((t.rules, p, f)),
             _ => None,
         })
     }
 
-    /// The compact files of every sector that has them, by variant and sector.
-    pub fn compact_tables(&self) -> impl Iterator<Item = (Variant, SectorId, &CompactTable)> {
+    /// The compact files of every sector that has them, by rules and sector.
+    pub fn compact_tables(&self) -> impl Iterator<Item = (Rules, SectorId, &CompactTable)> {
         self.tables
             .iter()
             .filter(|t| t.compact.answering().is_some())
-            .map(|t| (t.variant, t.sector, &t.compact))
+            .map(|t| (t.rules, t.sector, &t.compact))
     }
 
     /// The compact files of a sector, if any.
-    pub fn compact(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&CompactTable> {
-        self.tables(variant, sector.into())
+    pub fn compact(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<&CompactTable> {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into())
             .map(|t| &t.compact)
             .filter(|c| c.answering().is_some())
     }
 
     /// Whether a file of this sector is present, raw or compact.
-    pub fn contains(&self, variant: Variant, sector: impl Into<SectorId>) -> bool {
-        self.tables(variant, sector.into()).is_some()
+    pub fn contains(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> bool {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into()).is_some()
     }
 
     /// Whether a probe of this sector answers distances: a raw file or a compact DTM
     /// file is present. `None` when the sector is absent.
-    pub fn has_dtm(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<bool> {
-        let t = self.tables(variant, sector.into())?;
+    pub fn has_dtm(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<bool> {
+        let rules: Rules = rules.into();
+        let t = self.tables(rules, sector.into())?;
         Some(t.raw.is_some() || t.compact.has_dtm())
     }
 
     /// The raw file of a sector (movement or placement), if present.
-    pub fn file(&self, variant: Variant, sector: impl Into<SectorId>) -> Option<&SectorFile> {
-        self.tables(variant, sector.into())?.raw.as_ref()
+    pub fn file(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<&SectorFile> {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into())?.raw.as_ref()
     }
 
     /// The sector of a position's table: a movement sector when both hands are empty
@@ -373,7 +377,7 @@ impl Tablebase {
     /// header): a damaged file never answers.
     pub fn probe(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
         let Some(tables) =
-            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant()?, s))
+            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.rules().tables(), s))
         else {
             return Ok(None);
         };
@@ -398,7 +402,7 @@ impl Tablebase {
     /// values, or the value file when it is damaged.
     pub fn class(&self, pos: &Position) -> Result<Option<Class>, FileError> {
         let Some(tables) =
-            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.variant()?, s))
+            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.rules().tables(), s))
         else {
             return Ok(None);
         };
@@ -423,21 +427,23 @@ impl Tablebase {
     /// The stay class of a movement position's sector (see [`crate::classes`]), from
     /// its class file; `None` without a usable one, and for a placement position.
     pub fn stay_class(&self, pos: &Position) -> Option<i8> {
-        self.sector_stay_class(pos.variant()?, Tablebase::sector_of(pos)?)
+        self.sector_stay_class(pos.rules().tables(), Tablebase::sector_of(pos)?)
     }
 
     /// The stay class of a movement sector (for its side to move), from its class
     /// file's header; `None` without a usable class file.
-    pub fn sector_stay_class(&self, variant: Variant, sector: Sector) -> Option<i8> {
-        match &self.tables(variant, sector.into())?.classes {
+    pub fn sector_stay_class(&self, rules: impl Into<Rules>, sector: Sector) -> Option<i8> {
+        let rules: Rules = rules.into();
+        match &self.tables(rules, sector.into())?.classes {
             Some(Ok(f)) => Some(f.header().stay),
             _ => None,
         }
     }
 
     /// Whether a sector has a class file (good or not).
-    pub fn has_classes(&self, variant: Variant, sector: impl Into<SectorId>) -> bool {
-        self.tables(variant, sector.into())
+    pub fn has_classes(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> bool {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into())
             .is_some_and(|t| t.classes.is_some())
     }
 
@@ -458,12 +464,12 @@ impl Tablebase {
     }
 }
 
-/// The tablebase files in `dir` (by name: variant, sector, path), sorted; an absent
+/// The tablebase files in `dir` (by name: rules, sector, path), sorted; an absent
 /// directory has none.
 ///
 /// # Errors
 /// A [`FileError`] naming the directory when it cannot be read.
-pub fn table_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, FileError> {
+pub fn table_names(dir: &Path) -> Result<Vec<(Rules, SectorId, PathBuf)>, FileError> {
     let err = |e: std::io::Error| FileError {
         path: dir.to_path_buf(),
         problem: e.into(),
@@ -473,11 +479,11 @@ pub fn table_names(dir: &Path) -> Result<Vec<(Variant, SectorId, PathBuf)>, File
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(err(e)),
     };
-    let mut names: Vec<(Variant, SectorId, PathBuf)> = Vec::new();
+    let mut names: Vec<(Rules, SectorId, PathBuf)> = Vec::new();
     for entry in entries {
         let entry = entry.map_err(err)?;
-        if let Some((variant, sector)) = entry.file_name().to_str().and_then(parse_file_name) {
-            names.push((variant, sector, entry.path()));
+        if let Some((rules, sector)) = entry.file_name().to_str().and_then(parse_file_name) {
+            names.push((rules, sector, entry.path()));
         }
     }
     names.sort();
@@ -491,13 +497,13 @@ mod tests {
     /// Every sector has a slot of its own, within the table.
     #[test]
     fn every_sector_has_its_own_slot() {
-        let mut seen = vec![false; Variant::ALL.len() * VARIANT_SLOTS];
-        for variant in Variant::ALL {
+        let mut seen = vec![false; Rules::TABLE_GAMES * GAME_SLOTS];
+        for rules in Rules::table_games() {
             let movement = Sector::all().into_iter().map(SectorId::Movement);
             let placement = PlacementSector::all(9).into_iter().map(SectorId::Placement);
             for sector in movement.chain(placement) {
-                let s = slot(variant, sector);
-                assert!(!seen[s], "{variant} {sector}");
+                let s = slot(rules, sector);
+                assert!(!seen[s], "{rules} {sector}");
                 seen[s] = true;
             }
         }
@@ -509,9 +515,9 @@ mod tests {
     fn an_empty_tablebase_answers_nothing() {
         let tb = Tablebase::open(Path::new("/nonexistent/morris"), OpenOptions::default())
             .expect("an empty tablebase");
-        let start = Position::start(Variant::Standard);
+        let start = Position::start(Rules::STANDARD);
         assert_eq!(tb.probe(&start).expect("no file read"), None);
-        assert!(!tb.contains(Variant::Standard, Sector::new(3, 3).expect("a sector")));
+        assert!(!tb.contains(Rules::STANDARD, Sector::new(3, 3).expect("a sector")));
         assert_eq!(tb.sectors().count() + tb.compact_tables().count(), 0);
     }
 }

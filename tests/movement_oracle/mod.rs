@@ -22,7 +22,7 @@
 
 #![allow(dead_code)]
 
-use morris_engine::{Bitboard, Point, Variant};
+use morris_engine::{Bitboard, Point, Protection, Variant};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -341,14 +341,23 @@ enum Step {
 /// The oracle's solved sectors of one variant.
 pub struct Oracle {
     pub variant: Variant,
+    /// Which pieces a mill may take: standard (outside mills unless all are in
+    /// mills), none (any), full (never one in a mill; with all in mills the capture
+    /// is forfeited and the move is quiet).
+    pub protection: Protection,
     pub g: Geometry,
     tables: HashMap<(usize, usize), Table>,
 }
 
 impl Oracle {
     pub fn new(variant: Variant) -> Oracle {
+        Oracle::with_protection(variant, Protection::Standard)
+    }
+
+    pub fn with_protection(variant: Variant, protection: Protection) -> Oracle {
         Oracle {
             variant,
+            protection,
             g: Geometry::new(),
             tables: HashMap::new(),
         }
@@ -436,8 +445,7 @@ impl Oracle {
         out.par_chunks_mut(n_us)
             .zip(&g.sets[side.them])
             .for_each(|(row, &t)| {
-                let free = t & !g.in_mills(t);
-                let capturable = if free == 0 { t } else { free };
+                let capturable = self.capturable(t);
                 for (slot, &u) in row.iter_mut().zip(&g.sets[side.us]) {
                     if u & t != 0 {
                         continue;
@@ -492,8 +500,7 @@ impl Oracle {
                 return;
             }
             let row = &mirror.vals[rt * mirror.stride..][..mirror.stride];
-            let free = t & !g.in_mills(t);
-            let capturable = if free == 0 { t } else { free };
+            let capturable = self.capturable(t);
             let n_us = g.sets[side.us].len();
             let triggers = &side.triggers[rt * n_us..][..n_us];
             let mut n = 0;
@@ -520,6 +527,16 @@ impl Oracle {
         decided.into_inner()
     }
 
+    /// The opponent's pieces (`t`) a mill may take; 0 when a capture is forfeited.
+    fn capturable(&self, t: u32) -> u32 {
+        let free = t & !self.g.in_mills(t);
+        match self.protection {
+            Protection::Standard if free == 0 => t,
+            Protection::Standard | Protection::Full => free,
+            Protection::None => t,
+        }
+    }
+
     /// Call `f` with every legal move of the side to move (`u`) until it returns
     /// `true`; returns whether it did. `capturable` is what a mill may take.
     #[inline(always)]
@@ -536,7 +553,7 @@ impl Oracle {
             };
             for to in bits(targets) {
                 let moved = own | 1 << to;
-                if g.closes_mill(moved, to) {
+                if capturable != 0 && g.closes_mill(moved, to) {
                     for c in bits(capturable) {
                         if f(Step::Capture(t & !(1 << c), moved)) {
                             return true;
