@@ -11,7 +11,7 @@
 //! of the movement sectors, then of the placement sectors present. Without either
 //! variable it says so and measures nothing.
 
-use morris_engine::{Color, Position, Setup, Variant};
+use morris_engine::{Color, Position, Rules, Setup};
 use morris_tablebase::{Mapper, OpenOptions, PlacementSector, Sector, SectorFile, Tablebase};
 use std::path::Path;
 use std::time::Instant;
@@ -44,7 +44,7 @@ fn random() -> impl FnMut() -> u64 {
 
 /// Random positions (a fixed sequence) of `sectors` (a placement sector's in the
 /// colours a game gives it); none when there is no sector.
-fn sample(sectors: &[(Variant, &SectorFile, Option<PlacementSector>)]) -> Vec<Position> {
+fn sample(sectors: &[(Rules, &SectorFile, Option<PlacementSector>)]) -> Vec<Position> {
     if sectors.is_empty() {
         return Vec::new();
     }
@@ -69,7 +69,7 @@ fn sample(sectors: &[(Variant, &SectorFile, Option<PlacementSector>)]) -> Vec<Po
 /// Random positions of the placement sectors of a set that `keep` accepts.
 fn placement_positions(
     raw: &Tablebase,
-    keep: impl Fn(Variant, PlacementSector) -> bool,
+    keep: impl Fn(Rules, PlacementSector) -> bool,
 ) -> Vec<Position> {
     let sectors: Vec<_> = raw
         .placement_sectors()
@@ -80,7 +80,7 @@ fn placement_positions(
 }
 
 /// Random positions of the movement sectors of a set that `keep` accepts.
-fn positions(raw: &Tablebase, keep: impl Fn(Variant, Sector) -> bool) -> Vec<Position> {
+fn positions(raw: &Tablebase, keep: impl Fn(Rules, Sector) -> bool) -> Vec<Position> {
     let sectors: Vec<_> = raw
         .sectors()
         .filter(|(v, s, _)| keep(*v, *s))

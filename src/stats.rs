@@ -315,7 +315,11 @@ impl SizeSum {
 
     /// One line of the table: variant, what is summed, then the columns.
     fn line(&self, variant: morris_engine::Rules, what: &str) {
-        let mut out = format!("{:<10} {what:>12} {:>14}", variant.table_name(), self.positions);
+        let mut out = format!(
+            "{:<10} {what:>12} {:>14}",
+            variant.table_name(),
+            self.positions
+        );
         for (n, bytes) in self.forms {
             if n == 0 {
                 out += &format!(" {:>14} {:>8}", "-", "-");

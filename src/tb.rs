@@ -3,12 +3,12 @@
 //! compact blocks), read here and passed down, never by the libraries. Here too the
 //! program makes the promise that lets the tables be mapped ([`Mapper::new`]).
 
+use crate::args::InputError;
 use crate::args::VariantArg;
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
-use crate::args::InputError;
 use morris_engine::Rules;
-use morris_tablebase::sector::MAX_PIECES as MAX_TABLE_PIECES;
 use morris_tablebase::compact::DEFAULT_CACHE_MB;
+use morris_tablebase::sector::MAX_PIECES as MAX_TABLE_PIECES;
 use morris_tablebase::tablebase::{Scanned, ScannedCompact, DEFAULT_DIR};
 use morris_tablebase::{FileError, Mapper, OpenOptions, Tablebase};
 use std::ffi::OsString;

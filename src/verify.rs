@@ -250,8 +250,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .with_rules(args.rules.as_deref())
         .map_err(|e| anyhow::anyhow!(e))?;
     // With --sector, only the files those sectors' check reads.
-    let needed =
-        |s: SectorId| args.sector.is_empty() || args.sector.iter().any(|&t| variants.iter().any(|&v| reads(v, t).contains(&s)));
+    let needed = |s: SectorId| {
+        args.sector.is_empty()
+            || args
+                .sector
+                .iter()
+                .any(|&t| variants.iter().any(|&v| reads(v, t).contains(&s)))
+    };
     let mut good = Good {
         raw: HashMap::new(),
         compact: BTreeMap::new(),

@@ -461,8 +461,14 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         "one or per-mill",
     ),
     (
-        &["probe", "--rules", "standard,protection=none"],
-        "tablebases exist only",
+        &[
+            "generate",
+            "--rules",
+            "standard,pieces=12",
+            "--max-pieces",
+            "3",
+        ],
+        "at most 9 pieces a side",
     ),
     (
         &["show", "--rules", "standard", "--variant", "no-flying"],

@@ -2,7 +2,7 @@
 //! value of every sector of both games of up to four pieces a side, damaged blocks,
 //! sets that mix raw and compact files.
 
-use morris_engine::{Color, Position, Setup, Rules};
+use morris_engine::{Color, Position, Rules, Setup};
 use morris_tablebase::compact::{compact_name, CompactFile, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;

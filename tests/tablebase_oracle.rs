@@ -348,7 +348,12 @@ fn tablebase_matches_oracle_under_full_and_no_protection_up_to_4_3() {
 fn tablebase_matches_oracle_under_full_and_no_protection_up_to_4_4() {
     for variant in Variant::ALL {
         for protection in [Protection::None, Protection::Full] {
-            check_under(variant, protection, (4, 4), &[(3, 3), (3, 4), (4, 3), (4, 4)]);
+            check_under(
+                variant,
+                protection,
+                (4, 4),
+                &[(3, 3), (3, 4), (4, 3), (4, 4)],
+            );
         }
     }
 }

@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let sector: PlacementSector = text.parse()?;
         let clock = Instant::now();
         let successors: Vec<(SuccessorSector, Vec<u16>)> = sector
-            .successors()
+            .successors(Variant::Standard)
             .into_iter()
             .map(|next| {
                 let (us, them) = match next {

@@ -144,8 +144,7 @@ impl Store {
         self.retain(needed);
         for &s in needed {
             if self.get(s).is_none() {
-                let entries =
-                    finished(dir, tb, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
+                let entries = finished(dir, tb, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
                 self.insert(s, entries);
             }
         }

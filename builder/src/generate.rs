@@ -197,7 +197,10 @@ const MAX_PREDECESSORS: usize = 64;
 ///
 /// # Errors
 /// As [`solve_pair`].
-pub fn solve_movement(rules: impl Into<Rules>, max: u8) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
+pub fn solve_movement(
+    rules: impl Into<Rules>,
+    max: u8,
+) -> Result<Vec<(Sector, Vec<u16>)>, GenerateError> {
     let rules: Rules = rules.into();
     let mut all: Vec<(Sector, Vec<u16>)> = Vec::new();
     for s in Sector::all()
@@ -424,7 +427,8 @@ impl Generator<'_> {
     /// every one of them in a mill.
     #[inline]
     fn forfeits(&self, victims: Bitboard) -> bool {
-        self.rules.protection() == Protection::Full && capturable_of(victims, Protection::Full).is_empty()
+        self.rules.protection() == Protection::Full
+            && capturable_of(victims, Protection::Full).is_empty()
     }
 
     /// The pieces of `movers` that may have made the last move into a position where

@@ -271,12 +271,8 @@ pub(crate) mod tests {
             .expect("solved")
             .remove(0);
         write_sector(dir.path(), Rules::STANDARD, three, &values).expect("written");
-        let raw = SectorFile::open(
-            &dir.path().join("standard-3-3.tb"),
-            Rules::STANDARD,
-            three,
-        )
-        .expect("opens");
+        let raw = SectorFile::open(&dir.path().join("standard-3-3.tb"), Rules::STANDARD, three)
+            .expect("opens");
         for kind in Kind::ALL {
             pack_sector(&raw, dir.path(), kind, 3).expect("packed");
         }

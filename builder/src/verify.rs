@@ -18,7 +18,7 @@
 //! check a compact file value by value against another file of its sector.
 
 use crate::copy::ValueCopy;
-use morris_engine::{Bitboard, Color, Position, Setup, Rules, MAX_MOVES};
+use morris_engine::{Bitboard, Color, Position, Rules, Setup, MAX_MOVES};
 use morris_sys::prefetch;
 use morris_tablebase::compact::{CompactFile, Kind};
 use morris_tablebase::file::{decode_byte, FileError, Problem, SectorFile};
@@ -693,8 +693,7 @@ mod tests {
                         .find(|(t, _)| *t == p)
                         .map(|(_, b)| b.as_slice()),
                 };
-                verify_placement(rules, sector, &values, Stored::Values, &|_| {})
-                    .expect("verified")
+                verify_placement(rules, sector, &values, Stored::Values, &|_| {}).expect("verified")
             };
             for (sector, _) in &bytes {
                 let m = check(&bytes, *sector);
@@ -741,8 +740,7 @@ mod tests {
 
     fn check(rules: Rules, all: &[(Sector, Vec<u8>)], sector: Sector) -> Mismatches {
         let lookup = |s: Sector| all.iter().find(|(t, _)| *t == s).map(|(_, v)| v.as_slice());
-        verify_sector(rules, sector, &lookup, Stored::Values, &|_| {})
-            .expect("all sectors present")
+        verify_sector(rules, sector, &lookup, Stored::Values, &|_| {}).expect("all sectors present")
     }
 
     #[test]
@@ -871,12 +869,7 @@ mod tests {
     #[test]
     fn sets_that_make_no_position_are_an_error() {
         let a = Bitboard::from_bits_truncate(0b111);
-        assert!(to_position(
-            Rules::STANDARD,
-            a,
-            Bitboard::from_bits_truncate(0b111_000)
-        )
-        .is_ok());
+        assert!(to_position(Rules::STANDARD, a, Bitboard::from_bits_truncate(0b111_000)).is_ok());
         assert!(to_position(Rules::STANDARD, a, Bitboard::from_bits_truncate(0b1_100)).is_err());
         assert!(to_position(
             Rules::STANDARD,

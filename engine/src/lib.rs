@@ -37,8 +37,8 @@ pub use moves::{Move, MoveList, MAX_MOVES};
 pub use notation::ParseError;
 pub use perft::{perft, perft_divide};
 pub use position::{
-    capturable_of, mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup, SetupError,
-    Wdl, PIECES_PER_PLAYER,
+    capturable_of, mix64, Color, EndReason, GameEnd, IllegalMove, Outcome, Phase, Position, Setup,
+    SetupError, Wdl, PIECES_PER_PLAYER,
 };
 pub use rules::{Captures, Protection, Rules, RulesError, Variant, MAX_PIECES, MIN_PIECES};
 pub use symmetry::{Symmetry, SYMMETRY_COUNT};

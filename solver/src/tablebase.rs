@@ -209,9 +209,7 @@ impl<'a> Tablebases<'a> {
         // A side has at most nine pieces on the board and in hand.
         let total = |c| pos.pieces(c).count() as u8 + pos.hand(c);
         let (w, b) = (total(Color::White), total(Color::Black));
-        let loaded = |us, them| {
-            Sector::new(us, them).is_some_and(|s| tb.contains(pos.rules(), s))
-        };
+        let loaded = |us, them| Sector::new(us, them).is_some_and(|s| tb.contains(pos.rules(), s));
         loaded(w, b) && loaded(b, w)
     }
 

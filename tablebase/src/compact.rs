@@ -132,7 +132,12 @@ pub type CompactId = (Rules, SectorId, Kind);
 /// The name of a sector's compact file of `kind`.
 pub fn compact_name(rules: impl Into<Rules>, sector: impl Into<SectorId>, kind: Kind) -> String {
     let rules: Rules = rules.into();
-    format!("{}-{}.{}", rules.table_name(), sector.into(), kind.extension())
+    format!(
+        "{}-{}.{}",
+        rules.table_name(),
+        sector.into(),
+        kind.extension()
+    )
 }
 
 /// The rules, sector and kind a compact file name stands for, if it is one.
@@ -599,10 +604,7 @@ mod tests {
         );
         for kind in Kind::ALL {
             let name = compact_name(Rules::STANDARD, s, kind);
-            assert_eq!(
-                parse_compact_name(&name),
-                Some((Rules::STANDARD, s, kind))
-            );
+            assert_eq!(parse_compact_name(&name), Some((Rules::STANDARD, s, kind)));
         }
         assert_eq!(parse_compact_name("standard-8-9.tb"), None);
         assert_eq!(parse_compact_name("standard-8-9.wdl.tmp"), None);

@@ -150,7 +150,7 @@ pub enum Problem {
         encoding: u8,
     },
     /// The header's rules differs from the name's.
-    #[error("holds the {found} rules, but the name says {expected}")]
+    #[error("holds the tables of {found}, but the name says {expected}")]
     Rules {
         /// From the name.
         expected: Rules,
@@ -413,7 +413,7 @@ impl Header {
         if rules != expected.0 {
             return Err(Problem::Rules {
                 expected: expected.0,
-                found: rules.table_name().to_string(),
+                found: rules.to_string(),
             });
         }
         // A movement sector has no hands; a placement sector's side to move always

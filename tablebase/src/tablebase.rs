@@ -296,9 +296,7 @@ impl Tablebase {
     }
 
     /// The placement sectors present, by rules.
-    pub fn placement_sectors(
-        &self,
-    ) -> impl Iterator<Item = (Rules, PlacementSector, &SectorFile)> {
+    pub fn placement_sectors(&self) -> impl Iterator<Item = (Rules, PlacementSector, &SectorFile)> {
         self.tables.iter().filter_map(|t| match (t.sector, &t.raw) {
             (SectorId::Placement(p), Some(f)) => Some((t.rules, p, f)),
             _ => None,
@@ -314,7 +312,11 @@ impl Tablebase {
     }
 
     /// The compact files of a sector, if any.
-    pub fn compact(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<&CompactTable> {
+    pub fn compact(
+        &self,
+        rules: impl Into<Rules>,
+        sector: impl Into<SectorId>,
+    ) -> Option<&CompactTable> {
         let rules: Rules = rules.into();
         self.tables(rules, sector.into())
             .map(|t| &t.compact)
@@ -336,7 +338,11 @@ impl Tablebase {
     }
 
     /// The raw file of a sector (movement or placement), if present.
-    pub fn file(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<&SectorFile> {
+    pub fn file(
+        &self,
+        rules: impl Into<Rules>,
+        sector: impl Into<SectorId>,
+    ) -> Option<&SectorFile> {
         let rules: Rules = rules.into();
         self.tables(rules, sector.into())?.raw.as_ref()
     }
