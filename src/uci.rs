@@ -16,7 +16,7 @@
 //! half, and answers the capture of that same move on the next `go`.
 
 use crate::tb::TbDir;
-use morris_engine::{notation, Color, Game, Move, Position, Variant};
+use morris_engine::{notation, Color, Game, Move, Position, Rules, Variant};
 use morris_solver::{parent_score, Limits, SearchResult, Searcher, Strategy, MATE, MATE_BOUND};
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -47,8 +47,10 @@ bestmove xb4), and bestmove none once the game is over. Scores are from White's\
 point of view: score cp N, or score mate N (White wins in N moves; negative: Black).\n\
 A go without limits thinks for 1 second.\n\n\
 Options: PerfectDatabasePath (the tablebase directory, default --tb),\n\
-UsePerfectDatabase, Hash (MiB), Threads, Variant (standard, no-flying), Strategy\n\
-(perfect).\n\n\
+UsePerfectDatabase, Hash (MiB), Threads, Variant (standard, no-flying), Rules (a\n\
+rule set as --rules takes it, e.g. standard,captures=per-mill: a move taking two\n\
+pieces answers its captures one token at a time), Strategy (perfect, classes,\n\
+ultra).\n\n\
 Examples:\n  morris uci\n  printf 'position startpos moves d6\\ngo depth 4\\nquit\\n' | morris uci\n  \
 morris uci --tb /data/tablebases"
 )]
@@ -64,12 +66,12 @@ struct Options {
     use_tb: bool,
     hash_mb: usize,
     threads: usize,
-    variant: Variant,
+    rules: Rules,
     strategy: Strategy,
 }
 
-/// The position commands set up: a game, and the first half of a move that closed a
-/// mill and still owes its capture.
+/// The position commands set up: a game, and the part of a move that closed a mill
+/// and still owes a capture (the move alone, or with the first of two captures).
 #[derive(Clone, Debug)]
 struct State {
     game: Game,
@@ -77,9 +79,9 @@ struct State {
 }
 
 impl State {
-    fn start(variant: Variant) -> State {
+    fn start(rules: Rules) -> State {
         State {
-            game: Game::new(Position::start(variant)),
+            game: Game::new(Position::start(rules)),
             pending: None,
         }
     }
@@ -156,7 +158,7 @@ impl Engine {
             use_tb: true,
             hash_mb: 64,
             threads: 1,
-            variant: Variant::Standard,
+            rules: Rules::STANDARD,
             strategy: Strategy::default(),
         };
         let (jobs, rx) = channel();
@@ -175,7 +177,7 @@ impl Engine {
             }
         };
         Engine {
-            state: Ok(State::start(options.variant)),
+            state: Ok(State::start(options.rules)),
             options,
             jobs: Some(jobs),
             worker,
@@ -230,11 +232,11 @@ impl Engine {
                 Err(e) => error("setoption", e),
             },
             "ucinewgame" => {
-                self.state = Ok(State::start(self.options.variant));
+                self.state = Ok(State::start(self.options.rules));
                 self.send(Job::NewGame);
             }
             "position" => {
-                self.state = position(rest, self.options.variant);
+                self.state = position(rest, self.options.rules);
                 if let Err(e) = &self.state {
                     error("position", e);
                 }
@@ -266,6 +268,7 @@ impl Engine {
         outln!("option name Hash type spin default 64 min 1 max 8192");
         outln!("option name Threads type spin default 1 min 1 max 64");
         outln!("option name Variant type combo default standard var standard var no-flying");
+        outln!("option name Rules type string default standard");
         let vars: Vec<String> = Strategy::ALL
             .iter()
             .map(|s| format!("var {}", s.name()))
@@ -313,13 +316,19 @@ impl Engine {
             "hash" => self.options.hash_mb = number(1, 8192)?,
             "threads" => self.options.threads = number(1, 64)?,
             "variant" => {
-                self.options.variant = match value.to_ascii_lowercase().as_str() {
-                    "standard" => Variant::Standard,
-                    "no-flying" | "noflying" => Variant::NoFlying,
+                self.options.rules = match value.to_ascii_lowercase().as_str() {
+                    "standard" => Variant::Standard.rules(),
+                    "no-flying" | "noflying" => Variant::NoFlying.rules(),
                     _ => return Err(format!("Variant '{value}' is not standard or no-flying")),
                 };
                 // A position of the other rules means nothing under these.
-                self.state = Ok(State::start(self.options.variant));
+                self.state = Ok(State::start(self.options.rules));
+            }
+            "rules" => {
+                self.options.rules = Rules::parse(&value.to_ascii_lowercase())
+                    .map_err(|e| format!("Rules '{value}': {e}"))?;
+                // A position of the other rules means nothing under these.
+                self.state = Ok(State::start(self.options.rules));
             }
             "strategy" => {
                 self.options.strategy = Strategy::from_name(&value).ok_or_else(|| {
@@ -378,20 +387,20 @@ impl Engine {
 }
 
 /// Parse the arguments of `position`.
-fn position(tokens: &[&str], variant: Variant) -> Result<State, String> {
+fn position(tokens: &[&str], rules: Rules) -> Result<State, String> {
     let moves_at = tokens.iter().position(|t| t.eq_ignore_ascii_case("moves"));
     let (setup, moves) = match moves_at {
         Some(i) => (&tokens[..i], &tokens[i + 1..]),
         None => (tokens, &[][..]),
     };
     let start = match setup.split_first() {
-        Some((&"startpos", [])) => Position::start(variant),
+        Some((&"startpos", [])) => Position::start(rules),
         Some((&"startpos", extra)) => {
             return Err(format!("unexpected '{}' after startpos", extra[0]))
         }
         Some((&"fen", [])) => return Err("fen needs a position string".into()),
         Some((&"fen", fen)) => {
-            notation::parse_position(&fen.join(" "), variant).map_err(|e| e.to_string())?
+            notation::parse_position(&fen.join(" "), rules).map_err(|e| e.to_string())?
         }
         Some((t, _)) => return Err(format!("'{t}' is not startpos or fen")),
         None => return Err("expected startpos or fen".into()),
@@ -416,7 +425,18 @@ fn play_token(state: &mut State, token: &str) -> Result<(), String> {
             .take()
             .ok_or("a capture, but the move before it closed no mill")?;
         let c = notation::parse_point(point).map_err(|e| e.to_string())?;
-        let m = half.with_capture(c);
+        let m = match half.capture() {
+            None => half.with_capture(c),
+            Some(first) => half.with_captures(first, c),
+        };
+        // Under per-mill captures a move closing two mills owes a second capture.
+        let owes_more = half.capture().is_none()
+            && !state.game.position().is_legal(m)
+            && completions(state.game.position(), m).next().is_some();
+        if owes_more {
+            state.pending = Some(m);
+            return Ok(());
+        }
         return state.game.play(m).map_err(|e| {
             state.pending = Some(half);
             format!("{m} is illegal: {e}")
@@ -616,25 +636,33 @@ fn search(
     if pv.first() != Some(&mv) {
         pv = vec![mv];
     }
-    let mut tokens: Vec<String> = pv.iter().flat_map(|&m| tokens(m)).collect();
-    let answer = if state.pending.is_some() {
-        tokens.remove(0);
-        *plan = None;
-        tokens.first().cloned().unwrap_or_default()
+    let mut line: Vec<String> = tokens_after(pv[0], state.pending);
+    line.extend(pv[1..].iter().flat_map(|&m| tokens(m)));
+    let answer = if let Some(part) = state.pending {
+        // The move, and the captures already played, are behind us.
+        let done = 1 + part.captures().count();
+        line.drain(..done);
+        // A second capture still to answer keeps the plan for the next `go`.
+        *plan = (mv.captures().count() > done).then(|| Plan {
+            key: pos.hash(),
+            mv,
+            result: result.clone(),
+        });
+        line.first().cloned().unwrap_or_default()
     } else {
         *plan = mv.capture().map(|_| Plan {
             key: pos.hash(),
             mv,
             result: result.clone(),
         });
-        tokens[0].clone()
+        line[0].clone()
     };
     outln!(
         "info depth {} {} nodes {} pv {}",
         result.depth,
         white_score(result.score, pos.side_to_move()),
         result.stats.nodes,
-        tokens.join(" ")
+        line.join(" ")
     );
     wait_for_stop(go, stop);
     Some(answer)
@@ -651,12 +679,7 @@ fn owed_capture(
     history: &[u64],
     plan: &mut Option<Plan>,
 ) -> Result<(Option<Move>, SearchResult), morris_solver::SearchError> {
-    let choices: Vec<Move> = pos
-        .legal_moves()
-        .iter()
-        .copied()
-        .filter(|m| m.capture().is_some() && m.without_capture() == half)
-        .collect();
+    let choices: Vec<Move> = completions(pos, half).collect();
     if let Some(p) = plan.take() {
         if p.key == pos.hash() && choices.contains(&p.mv) {
             return Ok((Some(p.mv), p.result));
@@ -692,11 +715,35 @@ fn owed_capture(
     }
 }
 
-/// A move as protocol tokens: the move, then its capture as a token of its own.
-fn tokens(m: Move) -> Vec<String> {
+/// The legal moves of `pos` that complete `part` (a move that closed a mill, with none
+/// or some of its captures): the same move, taking more pieces, `part`'s among them.
+fn completions(pos: &Position, part: Move) -> impl Iterator<Item = Move> + '_ {
+    let given: Vec<_> = part.captures().collect();
+    pos.legal_moves()
+        .iter()
+        .copied()
+        .filter(move |m| {
+            m.without_capture() == part.without_capture()
+                && m.captures().count() > given.len()
+                && given.iter().all(|g| m.captures().any(|c| c == *g))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+/// A move as protocol tokens: the move, then each capture as a token of its own, those
+/// of `given` (the part of it already played) first.
+fn tokens_after(m: Move, given: Option<Move>) -> Vec<String> {
     let mut t = vec![m.without_capture().to_string()];
-    t.extend(m.captures().map(|c| format!("x{c}")));
+    let first: Vec<_> = given.iter().flat_map(|g| g.captures()).collect();
+    let rest = m.captures().filter(|c| !first.contains(c));
+    t.extend(first.iter().copied().chain(rest).map(|c| format!("x{c}")));
     t
+}
+
+/// A move as protocol tokens: the move, then each capture as a token of its own.
+fn tokens(m: Move) -> Vec<String> {
+    tokens_after(m, None)
 }
 
 /// A score for `side` as the protocol gives it, from White's point of view:
@@ -725,7 +772,7 @@ mod tests {
 
     fn pos_after(moves: &str) -> State {
         let tokens: Vec<&str> = moves.split_whitespace().collect();
-        position(&tokens, Variant::Standard).expect(moves)
+        position(&tokens, Rules::STANDARD).expect(moves)
     }
 
     #[test]
@@ -745,10 +792,35 @@ mod tests {
     }
 
     #[test]
+    fn two_capture_tokens_complete_a_move_that_closed_two_mills() {
+        let per_mill = Rules::parse("standard,captures=per-mill").expect("a spec");
+        let fen = "fen WW./B.B/.../.....W/.../B../..W w 5 6 moves";
+        let at = |moves: &str| {
+            let text = format!("{fen} {moves}");
+            let tokens: Vec<&str> = text.split_whitespace().collect();
+            position(&tokens, per_mill)
+        };
+        let s = at("g7 xb6").expect("half a move");
+        assert_eq!(s.pending.map(|m| m.to_string()), Some("g7xb6".into()));
+        assert!(s.game.moves().is_empty());
+        let s = at("g7 xb6 xb2").expect("the whole move");
+        assert_eq!(s.pending, None);
+        let played = s.game.moves().last().copied().expect("a move");
+        assert_eq!(played.captures().count(), 2);
+        assert!(at("g7 xb6 xb6").expect_err("twice").contains("move 3"));
+        assert!(at("g7 xb6 d1").expect_err("owed").contains("capture"));
+        // The Standard rules take one piece.
+        let text = format!("{fen} g7 xb6 xb2");
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let e = position(&tokens, Rules::STANDARD).expect_err("one capture");
+        assert!(e.contains("move 3"), "{e}");
+    }
+
+    #[test]
     fn bad_positions_say_what_is_wrong() {
         let bad = |t: &str| {
             let tokens: Vec<&str> = t.split_whitespace().collect();
-            position(&tokens, Variant::Standard).expect_err(t)
+            position(&tokens, Rules::STANDARD).expect_err(t)
         };
         assert!(bad("startpos moves d7 xd7").contains("move 2 'xd7'"));
         assert!(bad("startpos moves d7 f4 a7 b4 g7 d1").contains("capture"));

@@ -277,7 +277,7 @@ const DAMAGES: &[Damage] = &[
         apply: |f, dir| {
             std::fs::copy(dir.join("no-flying-3-4.tb"), f).expect("copy");
         },
-        problem: "holds the no-flying variant, but the name says standard",
+        problem: "holds the tables of no-flying, but the name says standard",
         at_open: true,
     },
     Damage {

@@ -125,6 +125,7 @@ fn the_handshake_names_the_engine_and_its_options() {
         "Hash type spin",
         "Threads type spin",
         "Variant type combo",
+        "Rules type string default standard",
         "Strategy type combo default ultra var perfect var classes var ultra",
     ] {
         let want = format!("option name {name}");
@@ -213,6 +214,78 @@ fn a_capture_is_a_token_of_its_own() {
     e.send("position startpos moves d1 f4 a1 b4 g1");
     let (_, capture) = e.go("depth 2");
     assert!(["xf4", "xb4"].contains(&capture.as_str()), "{capture}");
+    e.quit();
+}
+
+/// Under `captures=per-mill` a placement closing two mills takes two pieces, one token
+/// at a time: the move, then a `go` for each capture (the second the one the first
+/// answer planned); the Standard rules refuse the second.
+#[test]
+fn a_move_taking_two_pieces_answers_each_capture_in_turn() {
+    let mut e = Engine::start();
+    // g7 closes a7-d7-g7 and g7-g4-g1; Black's b6, f6 and b2 stand in no mill.
+    let fen = "WW./B.B/.../.....W/.../B../..W w 5 6";
+    e.send("setoption name Rules value standard,captures=per-mill");
+    e.send(&format!("position fen {fen} moves g7"));
+    let (info, first) = e.go("depth 2");
+    let targets = ["xb6", "xf6", "xb2"];
+    assert!(targets.contains(&first.as_str()), "{first}");
+    let pv: Vec<&str> = info
+        .split(" pv ")
+        .nth(1)
+        .expect("a pv")
+        .split(' ')
+        .collect();
+    assert_eq!(pv[0], first, "{info}");
+    assert!(targets.contains(&pv[1]) && pv[1] != first, "{info}");
+    e.send(&format!("position fen {fen} moves g7 {first}"));
+    let (_, second) = e.go("depth 2");
+    assert_eq!(second, pv[1], "the second capture of the move chosen");
+    // The whole move played: Black (one piece left on the board) places.
+    e.send(&format!("position fen {fen} moves g7 {first} {second}"));
+    let (_, reply) = e.go("depth 1");
+    let after = Position::from_setup(
+        &notation::parse_position(fen, Variant::Standard)
+            .unwrap()
+            .to_setup(),
+        morris_engine::Rules::parse("standard,captures=per-mill").unwrap(),
+    )
+    .unwrap();
+    let whole = format!("g7{first}{second}");
+    let after = after
+        .play(notation::parse_move(&whole).unwrap())
+        .expect(&whole);
+    assert_eq!(after.to_setup().pieces[1].count(), 1);
+    assert!(
+        after.is_legal(notation::parse_move(&reply).unwrap()),
+        "{reply}"
+    );
+
+    // The Standard rules take one piece: a second capture is refused, named.
+    e.send("setoption name Variant value standard");
+    e.send(&format!("position fen {fen} moves g7 xb6 xf6"));
+    let lines = {
+        e.send("isready");
+        e.until("readyok")
+    };
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error position") && l.contains("move 3")),
+        "{lines:?}"
+    );
+    // A bad rule set is named and the engine goes on.
+    e.send("setoption name Rules value standard,captures=many");
+    let lines = {
+        e.send("isready");
+        e.until("readyok")
+    };
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error setoption") && l.contains("many")),
+        "{lines:?}"
+    );
     e.quit();
 }
 

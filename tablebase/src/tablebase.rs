@@ -513,7 +513,10 @@ mod tests {
                 seen[s] = true;
             }
         }
-        assert_eq!(seen.iter().filter(|&&s| s).count(), 2 * (49 + 615));
+        assert_eq!(
+            seen.iter().filter(|&&s| s).count(),
+            Rules::TABLE_GAMES * (49 + 615)
+        );
     }
 
     /// A missing directory is an empty tablebase, which covers nothing.
