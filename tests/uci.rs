@@ -261,30 +261,30 @@ fn a_move_taking_two_pieces_answers_each_capture_in_turn() {
         "{reply}"
     );
 
-    // The Standard rules take one piece: a second capture is refused, named.
+    // The Standard rules take one piece: a second capture is refused, named; so is a
+    // bad rule set; and the engine goes on.
     e.send("setoption name Variant value standard");
-    e.send(&format!("position fen {fen} moves g7 xb6 xf6"));
-    let lines = {
+    let mut refused = |command: &str, name: &str, needle: &str| {
+        e.send(command);
         e.send("isready");
-        e.until("readyok")
+        let lines = e.until("readyok");
+        let want = format!("info string error {name}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&want) && l.contains(needle)),
+            "{command}: {lines:?}"
+        );
     };
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("info string error position") && l.contains("move 3")),
-        "{lines:?}"
+    refused(
+        &format!("position fen {fen} moves g7 xb6 xf6"),
+        "position",
+        "move 3",
     );
-    // A bad rule set is named and the engine goes on.
-    e.send("setoption name Rules value standard,captures=many");
-    let lines = {
-        e.send("isready");
-        e.until("readyok")
-    };
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("info string error setoption") && l.contains("many")),
-        "{lines:?}"
+    refused(
+        "setoption name Rules value standard,captures=many",
+        "setoption",
+        "many",
     );
     e.quit();
 }
