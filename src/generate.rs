@@ -3,6 +3,7 @@
 use crate::progress::Progress;
 use crate::tb::{human_bytes, TbOut, Variants};
 use morris_builder::driver::{self, Reporter, SectorReport};
+use morris_tablebase::sector::MAX_PIECES as MAX_TABLE_PIECES;
 use morris_tablebase::{PlacementSector, Sector, SectorId};
 use std::time::Instant;
 
@@ -33,9 +34,10 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
     rules: Option<String>,
 
-    /// Pieces a side, on the board and in hand (3 to 9): every sector of that game.
-    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(3..=9))]
-    max_pieces: u8,
+    /// Pieces a side, on the board and in hand (3 to 9): every sector of that game
+    /// [default: the rules' pieces, 9 for --variant].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_pieces: Option<u8>,
 
     /// Only these sectors (and what they need), e.g. --sector 3-3 --sector 8-9 --sector 6-5+1-1.
     #[arg(long, value_name = "SECTOR", conflicts_with = "max_pieces")]
@@ -75,12 +77,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // games share: the first game's plan serves all.
     let rules = games[0];
     let whole_game = args.sector.is_empty();
+    // The game of `--sector` is given by its sectors.
+    let max_pieces = if whole_game {
+        crate::tb::game_pieces(args.rules.as_deref(), args.max_pieces)
+            .map_err(|e| anyhow::anyhow!(e))?
+    } else {
+        MAX_TABLE_PIECES
+    };
     let (movement, placement): (Vec<Sector>, Vec<PlacementSector>) = if whole_game {
         let movement = Sector::all()
             .into_iter()
-            .filter(|s| s.us <= args.max_pieces && s.them <= args.max_pieces)
+            .filter(|s| s.us <= max_pieces && s.them <= max_pieces)
             .collect();
-        (movement, PlacementSector::all(args.max_pieces))
+        (movement, PlacementSector::all(max_pieces))
     } else {
         driver::plan_sectors(rules, &args.sector)
     };
@@ -104,7 +113,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     for &variant in &games {
         reports.extend(if whole_game {
-            driver::generate_game_as(&dir, variant, args.max_pieces, output, &progress)?
+            driver::generate_game_as(&dir, variant, max_pieces, output, &progress)?
         } else {
             driver::generate_into_as(&dir, variant, &args.sector, output, &progress)?
         });

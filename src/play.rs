@@ -50,7 +50,7 @@ pub struct Args {
 }
 
 fn show(pos: &Position) {
-    out!("\n{}", notation::diagram(&pos.to_setup()));
+    out!("\n{}", notation::position_diagram(pos));
     outln!(
         "white: {} on board, {} in hand    black: {} on board, {} in hand",
         pos.pieces(Color::White).count(),

@@ -1,12 +1,12 @@
 //! `morris show`: draw the board and describe the position.
 
 use crate::args::PositionArgs;
-use morris_engine::{notation, Color, GameEnd, Position};
+use morris_engine::{notation, Board, Color, GameEnd, Position};
 
 /// Draw the board of a position, with both position strings and the state of play.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  morris show\n  morris show --moves \"d6 d2 f4 b4\"\n  morris show --variant no-flying --fen \"W../.B./.../W.B..W/.../.../... b 0 0\""
+    after_help = "Examples:\n  morris show\n  morris show --moves \"d6 d2 f4 b4\"\n  morris show --variant no-flying --fen \"W../.B./.../W.B..W/.../.../... b 0 0\"\n  morris show --rules six-mens --moves \"d7 d5 a4\""
 )]
 pub struct Args {
     #[command(flatten)]
@@ -25,13 +25,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
 fn describe(pos: &Position, end: Option<GameEnd>) -> String {
     let setup = pos.to_setup();
-    let mut out = notation::diagram(&setup);
+    let mut out = notation::position_diagram(pos);
     out.push('\n');
     out.push_str(&format!("position: {pos}\n"));
-    out.push_str(&format!(
-        "sanmill:  {}\n",
-        notation::setup_to_sanmill(&setup)
-    ));
+    if pos.rules().board() != Board::Six {
+        // Sanmill has no six board.
+        out.push_str(&format!(
+            "sanmill:  {}\n",
+            notation::setup_to_sanmill(&setup)
+        ));
+    }
     out.push_str(&format!("variant:  {}\n", pos.rules()));
     for c in Color::ALL {
         let phase = pos.phase(c);

@@ -6,7 +6,7 @@ use crate::progress::Progress;
 use crate::report::{Report, Search};
 use crate::tb::TbDir;
 use morris_builder::driver;
-use morris_engine::{notation, EndReason, Game, Position, Rules};
+use morris_engine::{notation, Board, EndReason, Game, Position, Rules};
 use morris_solver::{ClassInfo, Limits, Provenance, SearchResult, Searcher};
 use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
@@ -132,7 +132,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let limits = args.search.limits()?;
     let dir = args.tb.path();
     let rules = args.position.rules()?;
-    let game = if args.position.is_default() {
+    let game = if args.position.is_default() && rules.board() != Board::Nine {
+        // The built-in endgame is a nine-board position: on the other boards, the start.
+        Game::new(Position::start(rules))
+    } else if args.position.is_default() {
         let pos = notation::parse_position(DEFAULT_POSITION, rules)?;
         if let Some(sector) = Tablebase::sector_of(&pos) {
             ensure_sectors(&dir, rules.tables(), sector)?;

@@ -6,7 +6,7 @@
 use crate::args::InputError;
 use crate::args::VariantArg;
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
-use morris_engine::Rules;
+use morris_engine::{Board, Rules};
 use morris_tablebase::compact::DEFAULT_CACHE_MB;
 use morris_tablebase::sector::MAX_PIECES as MAX_TABLE_PIECES;
 use morris_tablebase::tablebase::{Scanned, ScannedCompact, DEFAULT_DIR};
@@ -262,20 +262,53 @@ impl Variants {
     /// of `--variant`.
     ///
     /// # Errors
-    /// [`InputError`] for a bad spec, or one with more than nine pieces a side (the
-    /// tables hold at most nine).
+    /// [`InputError`] for a bad spec, or one of a board whose tables are not built
+    /// (the six board).
     pub fn with_rules(self, rules: Option<&str>) -> Result<Vec<Rules>, InputError> {
         let Some(spec) = rules else {
             return Ok(self.list());
         };
         let rules = Rules::parse(spec).map_err(|e| InputError(e.to_string()))?;
-        if rules.pieces() > MAX_TABLE_PIECES {
-            return Err(InputError(format!(
-                "rules {rules}: tablebases hold at most {MAX_TABLE_PIECES} pieces a side"
-            )));
-        }
+        check_table_board(rules)?;
         Ok(vec![rules.tables()])
     }
+}
+
+/// Refuse the rules of a board without tables: the six board, whose 16 points the
+/// tables' index does not number yet (every command that searches plays on it).
+///
+/// # Errors
+/// [`InputError`] naming the board.
+pub fn check_table_board(rules: Rules) -> Result<(), InputError> {
+    if rules.board() == Board::Six {
+        return Err(InputError(format!(
+            "rules {rules}: tablebases of the six board are not built (the index numbers the 24 points of the nine and twelve boards); solve, analyze, play and match search it without tables"
+        )));
+    }
+    Ok(())
+}
+
+/// The pieces a side of the game `generate` builds: `--max-pieces` if given, else the
+/// rules' own (nine for `--variant`), which must fit the tables.
+///
+/// # Errors
+/// [`InputError`] when the rules have more pieces than the tables hold and no
+/// `--max-pieces` says which smaller game to build.
+pub fn game_pieces(rules: Option<&str>, max_pieces: Option<u8>) -> Result<u8, InputError> {
+    if let Some(n) = max_pieces {
+        return Ok(n);
+    }
+    let Some(spec) = rules else {
+        return Ok(MAX_TABLE_PIECES);
+    };
+    let rules = Rules::parse(spec).map_err(|e| InputError(e.to_string()))?;
+    if rules.pieces() > MAX_TABLE_PIECES {
+        return Err(InputError(format!(
+            "rules {rules}: the game has {} pieces a side and tablebases hold at most {MAX_TABLE_PIECES}: give --max-pieces N (3 to {MAX_TABLE_PIECES}) for the game of N",
+            rules.pieces()
+        )));
+    }
+    Ok(rules.pieces())
 }
 
 impl From<VariantArg> for Variants {

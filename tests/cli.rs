@@ -460,16 +460,26 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
         &["show", "--rules", "standard,captures=all"],
         "one or per-mill",
     ),
+    (&["generate", "--rules", "twelve-mens"], "give --max-pieces"),
+    (
+        &["generate", "--rules", "six-mens"],
+        "tablebases of the six board are not built",
+    ),
+    (
+        &["show", "--rules", "twelve-mens,captures=per-mill"],
+        "three mills",
+    ),
     (
         &[
-            "generate",
+            "show",
             "--rules",
-            "standard,pieces=12",
-            "--max-pieces",
-            "3",
+            "six-mens",
+            "--fen",
+            ".../W../.../....../.../.../... w 0 0",
         ],
-        "at most 9 pieces a side",
+        "b6 is not a point of the six board",
     ),
+    (&["show", "--rules", "six-mens", "--moves", "b6"], "b6"),
     (
         &["show", "--rules", "standard", "--variant", "no-flying"],
         "cannot be used with",

@@ -2,7 +2,8 @@
 //!
 //! The oracle below knows nothing of `morris_engine::tables` or of the engine's point
 //! numbering: it derives the 24 points, the 32 connections and the 16 mills from the
-//! geometry of the 7x7 grid, keeps a position as an array of cells, two hands and the
+//! geometry of the 7x7 grid (and the family's other boards from the same grid: the six
+//! board without the middle square, the twelve board with the diagonals), keeps a position as an array of cells, two hands and the
 //! side to move, and applies every rule by brute force. It talks to the engine only
 //! through the public text formats: the position string and the move strings (`d6`,
 //! `a1-a4`, `d6xg7`, `a1-a4xg7`, `d6xa1xg7`), and the rule spec of the house rules
@@ -25,12 +26,18 @@ struct Board {
     /// (x, y) with x = file index 0..7 (a..g), y = rank index 0..7 (1..7).
     coords: Vec<(i32, i32)>,
     names: Vec<String>,
+    /// Whether the board has the point (the six board has no middle square; the
+    /// position string still writes its cells, always empty).
+    exists: Vec<bool>,
     adjacent: Vec<Vec<usize>>,
     mills: Vec<[usize; 3]>,
 }
 
+/// The boards: 0 nine, 1 six, 2 twelve, as the rule spec's `board=` names them.
+const BOARD_NAMES: [&str; 3] = ["nine", "six", "twelve"];
+
 impl Board {
-    fn build() -> Board {
+    fn build(kind: usize) -> Board {
         // A grid cell is a point when it lies on a diagonal or on a central axis, the
         // centre excepted: the corners of the three squares and their midpoints.
         let mut coords = Vec::new();
@@ -48,9 +55,16 @@ impl Board {
             .iter()
             .map(|&(x, y)| format!("{}{}", (b'a' + x as u8) as char, y + 1))
             .collect();
+        // The six board lacks the middle square: the points two steps from the centre.
+        let exists: Vec<bool> = coords
+            .iter()
+            .map(|&(x, y)| kind != 1 || (x - 3i32).abs().max((y - 3i32).abs()) != 2)
+            .collect();
         // A line is a row or a column, cut in two at the centre when it runs through
-        // it. Each such segment holds three points: it is a mill, and its consecutive
-        // points are joined by a connection.
+        // it, and on the twelve board each half-diagonal from a corner of the outer
+        // square to the inner one. A segment's consecutive points are joined by a
+        // connection; a segment of three points is a mill (on the six board the
+        // joins of the two squares hold two).
         let mut segments: Vec<Vec<usize>> = Vec::new();
         for horizontal in [true, false] {
             for line in 0..7 {
@@ -58,6 +72,7 @@ impl Board {
                     let mut seg: Vec<(i32, usize)> = coords
                         .iter()
                         .enumerate()
+                        .filter(|&(i, _)| exists[i])
                         .filter_map(|(i, &(x, y))| {
                             let (along, across) = if horizontal { (x, y) } else { (y, x) };
                             let side = if across == 3 { (along - 3).signum() } else { 0 };
@@ -71,11 +86,30 @@ impl Board {
                 }
             }
         }
+        if kind == 2 {
+            for (sx, sy) in [(-1, -1), (-1, 1), (1, -1), (1, 1)] {
+                let seg: Vec<usize> = (1..=3)
+                    .rev()
+                    .map(|d| {
+                        let at = (3 + sx * d, 3 + sy * d);
+                        coords.iter().position(|&c| c == at).expect("a corner")
+                    })
+                    .collect();
+                segments.push(seg);
+            }
+        }
         let mut adjacent = vec![Vec::new(); coords.len()];
         let mut mills = Vec::new();
         for seg in &segments {
-            assert_eq!(seg.len(), 3, "every segment of the grid holds three points");
-            mills.push([seg[0], seg[1], seg[2]]);
+            if seg.len() == 3 {
+                mills.push([seg[0], seg[1], seg[2]]);
+            } else {
+                assert!(
+                    kind == 1 && seg.len() == 2,
+                    "a segment of {} points",
+                    seg.len()
+                );
+            }
             for w in seg.windows(2) {
                 adjacent[w[0]].push(w[1]);
                 adjacent[w[1]].push(w[0]);
@@ -84,6 +118,7 @@ impl Board {
         Board {
             coords,
             names,
+            exists,
             adjacent,
             mills,
         }
@@ -98,8 +133,13 @@ impl Board {
 }
 
 fn board() -> &'static Board {
-    static BOARD: OnceLock<Board> = OnceLock::new();
-    BOARD.get_or_init(Board::build)
+    board_of(0)
+}
+
+/// The board of kind `kind` ([`BOARD_NAMES`]).
+fn board_of(kind: usize) -> &'static Board {
+    static BOARDS: [OnceLock<Board>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    BOARDS[kind].get_or_init(|| Board::build(kind))
 }
 
 // ---------------------------------------------------------------------------------
@@ -122,6 +162,8 @@ struct Naive {
     pieces: u8,
     per_mill: bool,
     protection: u8,
+    /// The board ([`BOARD_NAMES`]).
+    kind: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -183,6 +225,7 @@ impl Naive {
             pieces: 9,
             per_mill: false,
             protection: 0,
+            kind: 0,
         }
     }
 
@@ -193,11 +236,22 @@ impl Naive {
         self
     }
 
+    /// The same position on another board.
+    fn on(mut self, kind: usize) -> Naive {
+        self.kind = kind;
+        self
+    }
+
+    fn b(&self) -> &'static Board {
+        board_of(self.kind)
+    }
+
     /// The rule spec, written here from the switches.
     fn spec(&self) -> String {
         format!(
-            "{},pieces={},captures={},protection={}",
+            "{},board={},pieces={},captures={},protection={}",
             if self.flying { "standard" } else { "no-flying" },
+            BOARD_NAMES[self.kind],
             self.pieces,
             if self.per_mill { "per-mill" } else { "one" },
             ["standard", "none", "full"][usize::from(self.protection)]
@@ -245,6 +299,7 @@ impl Naive {
             pieces: 9,
             per_mill: false,
             protection: 0,
+            kind: 0,
         }
     }
 
@@ -264,20 +319,21 @@ impl Naive {
             .collect()
     }
 
-    /// Whether point `p` is in a line whose three points all hold `color`.
-    fn in_mill(cells: &[u8; 24], p: usize, color: usize) -> bool {
-        board()
-            .mills
+    /// Whether point `p` is in a line of board `b` whose three points all hold `color`.
+    fn in_mill(b: &Board, cells: &[u8; 24], p: usize, color: usize) -> bool {
+        b.mills
             .iter()
             .any(|m| m.contains(&p) && m.iter().all(|&q| cells[q] == color as u8 + 1))
     }
 
     /// The moves by the rules of a turn alone, game end not considered.
     fn raw_moves(&self) -> Vec<NMove> {
-        let b = board();
+        let b = self.b();
         let me = self.side;
         let opp = 1 - me;
-        let empties: Vec<usize> = (0..24).filter(|&i| self.cells[i] == EMPTY).collect();
+        let empties: Vec<usize> = (0..24)
+            .filter(|&i| b.exists[i] && self.cells[i] == EMPTY)
+            .collect();
         let mut steps: Vec<(Option<usize>, usize)> = Vec::new();
         if self.hand[me] > 0 {
             for &e in &empties {
@@ -358,7 +414,7 @@ impl Naive {
         let free: Vec<usize> = theirs
             .iter()
             .copied()
-            .filter(|&p| !Naive::in_mill(cells, p, color))
+            .filter(|&p| !Naive::in_mill(self.b(), cells, p, color))
             .collect();
         match self.protection {
             0 if free.is_empty() => theirs,
@@ -906,6 +962,7 @@ fn random_set_up_positions_agree_with_the_oracle() {
             pieces: 9,
             per_mill: false,
             protection: 0,
+            kind: 0,
         };
         let pos = naive.engine();
         assert_eq!(Naive::from_fen(&pos.to_string(), v), naive);
@@ -934,13 +991,17 @@ fn random_set_up_positions_agree_with_the_oracle() {
 // House rules
 // ---------------------------------------------------------------------------------
 
-/// Every house rule the oracle knows: pieces 3 to 12, flying or not, one capture or one
-/// per mill, the three protection rules.
-fn house_rules() -> Vec<(u8, bool, bool, u8)> {
+/// Every house rule the oracle knows on board `kind`: pieces 3 to 12, flying or not, one
+/// capture or one per mill (not on the twelve board, where the rules refuse it), the
+/// three protection rules.
+fn house_rules_on(kind: usize) -> Vec<(u8, bool, bool, u8)> {
     let mut all = Vec::new();
     for pieces in 3..=12 {
         for flying in [true, false] {
             for per_mill in [false, true] {
+                if per_mill && kind == 2 {
+                    continue;
+                }
                 for protection in 0..3 {
                     all.push((pieces, flying, per_mill, protection));
                 }
@@ -948,6 +1009,13 @@ fn house_rules() -> Vec<(u8, bool, bool, u8)> {
         }
     }
     all
+}
+
+/// Every house rule on every board, with the board.
+fn house_rules() -> Vec<(usize, (u8, bool, bool, u8))> {
+    (0..3)
+        .flat_map(|kind| house_rules_on(kind).into_iter().map(move |r| (kind, r)))
+        .collect()
 }
 
 /// What a position's moves exercise of the house rules: moves taking two pieces,
@@ -964,21 +1032,23 @@ impl Seen {
     fn note(&mut self, naive: &Naive, moves: &[NMove]) {
         let opp = 1 - naive.side;
         let theirs = naive.on_board(opp);
+        let b = naive.b();
         let free = theirs
             .iter()
-            .filter(|&&p| !Naive::in_mill(&naive.cells, p, opp))
+            .filter(|&&p| !Naive::in_mill(b, &naive.cells, p, opp))
             .count();
         for m in moves {
             self.double += usize::from(m.take2.is_some());
             if let Some(t) = m.take {
-                self.in_mill_taken += usize::from(free > 0 && Naive::in_mill(&naive.cells, t, opp));
+                self.in_mill_taken +=
+                    usize::from(free > 0 && Naive::in_mill(b, &naive.cells, t, opp));
             } else if !theirs.is_empty() {
                 let mut cells = naive.cells;
                 if let Some(f) = m.from {
                     cells[f] = EMPTY;
                 }
                 cells[m.to] = naive.side as u8 + 1;
-                self.forfeited += usize::from(Naive::in_mill(&cells, m.to, naive.side));
+                self.forfeited += usize::from(Naive::in_mill(b, &cells, m.to, naive.side));
             }
         }
     }
@@ -988,21 +1058,24 @@ impl Seen {
 fn every_house_rule_plays_random_games_as_the_oracle_does() {
     let mut rng = Rng::new(0x5eed_0004);
     let mut seen = Seen::default();
-    for (pieces, flying, per_mill, protection) in house_rules() {
+    let mut by_board = [0usize; 3];
+    for (kind, (pieces, flying, per_mill, protection)) in house_rules() {
         let start = Naive::from_lists("", "", 'w', [pieces; 2], Variant::Standard)
-            .house(pieces, flying, per_mill, protection);
+            .house(pieces, flying, per_mill, protection)
+            .on(kind);
         assert_eq!(
             start.engine(),
             Position::start(Rules::parse(&start.spec()).unwrap()),
             "{}",
             start.spec()
         );
-        for _ in 0..6 {
+        for _ in 0..if kind == 0 { 6 } else { 3 } {
             let mut naive = start.clone();
             let mut pos = start.engine();
             for _ in 0..250 {
                 let moves = compare_node(&naive, &pos);
                 seen.note(&naive, &moves);
+                by_board[kind] += moves.len();
                 if moves.is_empty() {
                     break;
                 }
@@ -1015,7 +1088,8 @@ fn every_house_rule_plays_random_games_as_the_oracle_does() {
             }
         }
     }
-    eprintln!("{seen:?}");
+    eprintln!("{seen:?}, moves compared by board {by_board:?}");
+    assert!(by_board.iter().all(|&n| n > 10_000), "{by_board:?}");
     assert!(seen.double > 100, "{seen:?}");
     assert!(seen.forfeited > 10, "{seen:?}");
     assert!(seen.in_mill_taken > 100, "{seen:?}");
@@ -1027,9 +1101,11 @@ fn every_house_rule_plays_random_games_as_the_oracle_does() {
 fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
     let mut rng = Rng::new(0x5eed_0005);
     let mut seen = Seen::default();
-    for (round, (pieces, flying, per_mill, protection)) in
-        house_rules().into_iter().cycle().take(12_000).enumerate()
+    for (round, (kind, (pieces, flying, per_mill, protection))) in
+        house_rules().into_iter().cycle().take(18_000).enumerate()
     {
+        let b = board_of(kind);
+        let points: Vec<usize> = (0..24).filter(|&p| b.exists[p]).collect();
         let side = rng.below(2);
         let mut cells = [EMPTY; 24];
         let mut hand = [0u8; 2];
@@ -1037,7 +1113,7 @@ fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
             // The opponent's pieces in whole mills only: a capture is forfeited under
             // protection=full, and may take from a mill under the other rules.
             for _ in 0..1 + rng.below(2) {
-                let m = board().mills[rng.below(16)];
+                let m = b.mills[rng.below(b.mills.len())];
                 let theirs = cells.iter().filter(|&&c| c != EMPTY).count();
                 if m.iter().all(|&p| cells[p] == EMPTY) && theirs + 3 <= usize::from(pieces) {
                     m.iter().for_each(|&p| cells[p] = (1 - side) as u8 + 1);
@@ -1059,8 +1135,8 @@ fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
                 rng.below(most - on_board - already + 1) as u8
             };
             let mut placed = 0;
-            while placed < on_board && cells.iter().any(|&c| c == EMPTY) {
-                let p = rng.below(24);
+            while placed < on_board && points.iter().any(|&p| cells[p] == EMPTY) {
+                let p = points[rng.below(points.len())];
                 if cells[p] == EMPTY {
                     cells[p] = color as u8 + 1;
                     placed += 1;
@@ -1075,6 +1151,7 @@ fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
             pieces,
             per_mill,
             protection,
+            kind,
         };
         let pos = naive.engine();
         let moves = compare_node(&naive, &pos);
@@ -1100,22 +1177,171 @@ fn house_rules_on_random_set_up_positions_agree_with_the_oracle() {
 
 #[test]
 fn house_rule_perft_matches_the_oracle_node_by_node() {
-    for (pieces, flying, per_mill, protection) in [
-        (9, true, true, 0),
-        (9, true, false, 1),
-        (9, false, true, 2),
-        (6, true, true, 1),
-        (12, false, false, 0),
+    for (kind, (pieces, flying, per_mill, protection)) in [
+        (0, (9, true, true, 0)),
+        (0, (9, true, false, 1)),
+        (0, (9, false, true, 2)),
+        (0, (6, true, true, 1)),
+        (0, (12, false, false, 0)),
+        (1, (6, false, false, 0)),
+        (1, (6, true, true, 2)),
+        (2, (12, true, false, 0)),
+        (2, (9, false, false, 1)),
     ] {
         let naive = Naive::from_lists("", "", 'w', [pieces; 2], Variant::Standard)
-            .house(pieces, flying, per_mill, protection);
+            .house(pieces, flying, per_mill, protection)
+            .on(kind);
         let pos = naive.engine();
-        assert_eq!(compare_tree(&naive, &pos, 3), 12144, "{}", naive.spec());
+        // No mill before White's third piece: the first three plies are every order
+        // of placements on the board's points.
+        let n = board_of(kind).exists.iter().filter(|&&e| e).count() as u64;
+        assert_eq!(
+            compare_tree(&naive, &pos, 3),
+            n * (n - 1) * (n - 2),
+            "{}",
+            naive.spec()
+        );
         for depth in [4, 5] {
             assert_eq!(
                 perft(&pos, depth),
                 Some(naive.perft(depth)),
                 "{} depth {depth}",
+                naive.spec()
+            );
+        }
+    }
+}
+
+/// Where the other boards act: set-up positions on the six and twelve boards whose
+/// first move closes two (or three) mills, or closes one against pieces all standing
+/// in mills, compared node by node under every capture and protection rule the board
+/// has. Each case names the move it is about and how many legal moves (one per set of
+/// pieces taken) that move gives under each rule.
+#[test]
+fn set_up_positions_of_the_other_boards_agree_with_the_oracle() {
+    struct BoardCase {
+        kind: usize,
+        white: &'static str,
+        black: &'static str,
+        hands: [u8; 2],
+        /// The move from (or placement on) these points, e.g. `a7-b6`.
+        from: Option<&'static str>,
+        to: &'static str,
+        /// Its number of moves for (per_mill, protection) in the order of `rules`.
+        expected: &'static [((bool, u8), usize)],
+    }
+    let cases = [
+        // Six board: a placement on a7 closes a7-d7-g7 and a7-a4-a1; Black's two free
+        // pieces: one capture takes either, two take both.
+        BoardCase {
+            kind: 1,
+            white: "d7 g7 a4 a1",
+            black: "c5 e3",
+            hands: [2, 2],
+            from: None,
+            to: "a7",
+            expected: &[
+                ((false, 0), 2),
+                ((true, 0), 1),
+                ((true, 1), 1),
+                ((true, 2), 1),
+            ],
+        },
+        // Six board: Black's pieces all stand in the mill c5-d5-e5: protection
+        // standard and none take any, then any of the other two; full forfeits.
+        BoardCase {
+            kind: 1,
+            white: "d7 g7 a4 a1",
+            black: "c5 d5 e5",
+            hands: [2, 1],
+            from: None,
+            to: "a7",
+            expected: &[
+                ((false, 0), 3),
+                ((false, 2), 1),
+                ((true, 0), 3),
+                ((true, 1), 3),
+                ((true, 2), 1),
+            ],
+        },
+        // Six board: one black piece left on the board: two mills take it alone.
+        BoardCase {
+            kind: 1,
+            white: "d7 g7 a4 a1",
+            black: "e3",
+            hands: [2, 3],
+            from: None,
+            to: "a7",
+            expected: &[((false, 0), 1), ((true, 0), 1), ((true, 2), 1)],
+        },
+        // Six board: a slide along a join (d5-d7) closes a7-d7-g7 while every black
+        // piece stands in the mill c3-d3-e3.
+        BoardCase {
+            kind: 1,
+            white: "a7 g7 d5",
+            black: "c3 d3 e3",
+            hands: [0, 0],
+            from: Some("d5"),
+            to: "d7",
+            expected: &[((false, 0), 3), ((false, 1), 3), ((false, 2), 1)],
+        },
+        // Twelve board: a slide along the diagonal a7-b6 closes b6-d6-f6 and
+        // b6-b4-b2 at once, and takes one piece.
+        BoardCase {
+            kind: 2,
+            white: "a7 d6 f6 b4 b2",
+            black: "g1 e3 d1 g4",
+            hands: [0, 0],
+            from: Some("a7"),
+            to: "b6",
+            expected: &[((false, 0), 4), ((false, 1), 4), ((false, 2), 4)],
+        },
+        // Twelve board: a placement on b6 closes three mills (two sides and the
+        // diagonal a7-b6-c5), and takes one piece.
+        BoardCase {
+            kind: 2,
+            white: "a7 c5 d6 f6 b4 b2",
+            black: "g1 e3 d1",
+            hands: [1, 4],
+            from: None,
+            to: "b6",
+            expected: &[((false, 0), 3), ((false, 2), 3)],
+        },
+        // Twelve board: a slide along the diagonal c3-b2 leaves the diagonal's line
+        // and closes b2-d2-f2, while every black piece stands in a7-d7-g7.
+        BoardCase {
+            kind: 2,
+            white: "c3 d2 f2 a1",
+            black: "g7 d7 a7",
+            hands: [0, 0],
+            from: Some("c3"),
+            to: "b2",
+            expected: &[((false, 0), 3), ((false, 2), 1)],
+        },
+    ];
+    for case in &cases {
+        let b = board_of(case.kind);
+        for &((per_mill, protection), want) in case.expected {
+            let naive =
+                Naive::from_lists(case.white, case.black, 'w', case.hands, Variant::Standard)
+                    .house(9, false, per_mill, protection)
+                    .on(case.kind);
+            let pos = naive.engine();
+            compare_tree(&naive, &pos, 3);
+            let to = b.index(case.to);
+            let from = case.from.map(|f| b.index(f));
+            let got = naive
+                .moves()
+                .iter()
+                .filter(|m| m.to == to && m.from == from)
+                .count();
+            assert_eq!(
+                got,
+                want,
+                "{} {:?}-{} ({})",
+                naive.fen(),
+                case.from,
+                case.to,
                 naive.spec()
             );
         }

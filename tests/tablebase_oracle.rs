@@ -10,7 +10,7 @@ mod movement_oracle;
 
 use morris_builder::driver::{self, Reporter};
 use morris_builder::Observer;
-use morris_engine::{Bitboard, Color, Position, Protection, Rules, Setup, Variant};
+use morris_engine::{Bitboard, Board, Color, Position, Protection, Rules, Setup, Variant};
 use morris_tablebase::{OpenOptions, Sector, SectorIndex, Tablebase};
 use movement_oracle::{Geometry, Oracle, FULL, NAMES};
 use std::collections::HashSet;
@@ -49,7 +49,11 @@ fn describe(v: u16) -> String {
 /// DTM, and every 61st again through `Tablebase::probe` with either colour to move.
 /// The rules the oracle plays by, as the crates name them.
 fn rules_of(oracle: &Oracle) -> Rules {
-    oracle.variant.rules().with_protection(oracle.protection)
+    oracle
+        .variant
+        .rules()
+        .with_protection(oracle.protection)
+        .with_board(oracle.board)
 }
 
 fn compare(oracle: &Oracle, tb: &Tablebase, a: usize, b: usize) {
@@ -154,12 +158,24 @@ fn check_under(
     target: (usize, usize),
     sectors: &[(usize, usize)],
 ) {
+    check_on(Board::Nine, variant, protection, target, sectors);
+}
+
+/// [`check_under`] on a board (nine or twelve; on the twelve board a slide can close
+/// two mills, and takes one piece).
+fn check_on(
+    board: Board,
+    variant: Variant,
+    protection: Protection,
+    target: (usize, usize),
+    sectors: &[(usize, usize)],
+) {
     let clock = Instant::now();
-    let mut oracle = Oracle::with_protection(variant, protection);
+    let mut oracle = Oracle::on_board(variant, protection, board);
     oracle.solve(target.0, target.1);
     let solved = clock.elapsed();
     let (_dir, tb) = crate_tablebase(
-        variant.rules().with_protection(protection),
+        rules_of(&oracle),
         Sector::new(target.0 as u8, target.1 as u8).expect("a sector"),
         1,
     );
@@ -168,7 +184,7 @@ fn check_under(
         compare(&oracle, &tb, a, b);
     }
     eprintln!(
-        "{variant} (protection {}) up to {}-{}: oracle {:.1} s, crate {:.1} s, total {:.1} s",
+        "{variant} on the {board} board (protection {}) up to {}-{}: oracle {:.1} s, crate {:.1} s, total {:.1} s",
         protection.name(),
         target.0,
         target.1,
@@ -349,6 +365,37 @@ fn tablebase_matches_oracle_under_full_and_no_protection_up_to_4_4() {
     for variant in Variant::ALL {
         for protection in [Protection::None, Protection::Full] {
             check_under(
+                variant,
+                protection,
+                (4, 4),
+                &[(3, 3), (3, 4), (4, 3), (4, 4)],
+            );
+        }
+    }
+}
+
+#[test]
+fn twelve_board_tablebase_matches_oracle_up_to_4_3() {
+    for variant in Variant::ALL {
+        for protection in [Protection::Standard, Protection::None, Protection::Full] {
+            check_on(
+                Board::Twelve,
+                variant,
+                protection,
+                (3, 4),
+                &[(3, 3), (3, 4), (4, 3)],
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "about 51 million positions a sweep; run with --ignored in --release"]
+fn twelve_board_tablebase_matches_oracle_up_to_4_4() {
+    for variant in Variant::ALL {
+        for protection in [Protection::Standard, Protection::None, Protection::Full] {
+            check_on(
+                Board::Twelve,
                 variant,
                 protection,
                 (4, 4),

@@ -49,8 +49,9 @@
 //! same way.
 
 use crate::progress::{Observer, Silent};
-use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
-use morris_engine::{capturable_of, Bitboard, Protection, Rules, POINT_COUNT, SYMMETRY_COUNT};
+use morris_engine::{
+    capturable_of, Bitboard, Geometry, Protection, Rules, POINT_COUNT, SYMMETRY_COUNT,
+};
 use morris_sys::{prefetch, AtomicWords};
 use morris_tablebase::combin::{compress, rank};
 use morris_tablebase::index::{RankMap, UsSet};
@@ -284,6 +285,7 @@ pub fn solve_pair<'a>(
     }
     let gen = Generator {
         rules,
+        geo: rules.geometry(),
         work,
         sides,
         max_level: AtomicU64::new(0),
@@ -388,6 +390,8 @@ enum Origins<'w> {
 
 struct Generator<'a> {
     rules: Rules,
+    /// The board of the rules.
+    geo: &'static Geometry,
     /// The index of the working layout: the major side's.
     work: Arc<SectorIndex>,
     sides: Vec<WorkSector<'a>>,
@@ -428,7 +432,7 @@ impl Generator<'_> {
     #[inline]
     fn forfeits(&self, victims: Bitboard) -> bool {
         self.rules.protection() == Protection::Full
-            && capturable_of(victims, Protection::Full).is_empty()
+            && capturable_of(victims, self.rules.with_protection(Protection::Full)).is_empty()
     }
 
     /// The pieces of `movers` that may have made the last move into a position where
@@ -439,7 +443,7 @@ impl Generator<'_> {
         if self.forfeits(victims) {
             movers
         } else {
-            movers & !in_mills(movers)
+            movers & !self.geo.in_mills(movers)
         }
     }
 
@@ -492,8 +496,8 @@ impl Generator<'_> {
         symmetric: bool,
     ) -> Result<(u16, u16), GenerateError> {
         let side = &self.sides[k];
-        let empty = !(us | them);
-        let capturable = capturable_of(them, self.rules.protection());
+        let empty = self.geo.points() & !(us | them);
+        let capturable = capturable_of(them, self.rules);
         // Full protection with every opponent piece in a mill: a mill closed takes
         // nothing, and the move stays in the pair like any other.
         let forfeit = capturable.is_empty();
@@ -521,11 +525,11 @@ impl Generator<'_> {
             let targets = if flies {
                 empty
             } else {
-                ADJACENT[from.index()] & empty
+                self.geo.adjacent(from) & empty
             };
             for to in targets {
                 moves += 1;
-                if forfeit || !closes_mill(own, to.index()) {
+                if forfeit || !self.geo.closes_mill(own, to.index()) {
                     quiet += 1;
                     continue;
                 }
@@ -629,7 +633,7 @@ impl Generator<'_> {
             // Ranks of the opponent's sets are computed from their packed bits, which
             // a move changes in two places.
             let fast = at.rank_map().map(|map| {
-                let mask = !set.bits() & Bitboard::FULL.bits();
+                let mask = !set.bits() & self.geo.points().bits();
                 let mut packed = [0u32; POINT_COUNT];
                 for p in Bitboard::from_bits_truncate(mask) {
                     packed[p.index()] = compress(p.bit().bits(), mask);
@@ -645,10 +649,11 @@ impl Generator<'_> {
             let mut moves = Vec::new();
             for to in pieces {
                 let rest = set ^ to.bit();
+                let free = self.geo.points() & !set;
                 let origins = if flies {
-                    !set
+                    free
                 } else {
-                    ADJACENT[to.index()] & !set
+                    self.geo.adjacent(to) & free
                 };
                 for from in origins {
                     moves.push((from.bit(), self.work.with_us(rest | from.bit())));
@@ -656,7 +661,7 @@ impl Generator<'_> {
             }
             moves
         };
-        let in_mill = set & in_mills(set);
+        let in_mill = self.geo.in_mills(set);
         // The moves of pieces standing in a mill, which count only where the capture
         // was forfeited (see `moved_last`).
         let forfeited = if self.rules.protection() == Protection::Full {
@@ -682,7 +687,7 @@ impl Generator<'_> {
     ) {
         let pk = self.other(k);
         let words = self.sides[pk].words.as_slice();
-        let empty = !(us | them);
+        let empty = self.geo.points() & !(us | them);
         // The opponent moved last; a piece standing in a mill closed it, so its move
         // captured and came from another sector, unless the capture was forfeited (full
         // protection, every piece of ours in a mill), when any piece may have moved.
@@ -707,7 +712,7 @@ impl Generator<'_> {
             let origins = if flies {
                 empty
             } else {
-                ADJACENT[to.index()] & empty
+                self.geo.adjacent(to) & empty
             };
             origins.into_iter().map(move |from| (to, from))
         });

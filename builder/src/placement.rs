@@ -36,8 +36,8 @@
 use crate::progress::Observer;
 use morris_engine::{
     tables::{in_mills, MILLS},
-    Bitboard, Captures, Color, Move, Point, Position, Protection, Rules, Setup, PIECES_PER_PLAYER,
-    POINT_COUNT,
+    Bitboard, Board, Captures, Color, Move, Point, Position, Protection, Rules, Setup,
+    PIECES_PER_PLAYER, POINT_COUNT,
 };
 use morris_tablebase::combin::{compress, BINOM};
 use morris_tablebase::index::{SectorIndex, UsSet};
@@ -97,9 +97,9 @@ struct Solver<'a> {
     /// By pieces captured: where a placement without (0), with one (1) and with two
     /// (2, per-mill captures only) captures leads.
     targets: [Option<Target<'a>>; 3],
-    /// Whether the rules capture and protect as the classic games do, so that the
-    /// fast way of [`Solver::solve`] applies (else every position is solved by the
-    /// engine's moves).
+    /// Whether the rules capture and protect as the classic games do, on the nine
+    /// board, so that the fast way of [`Solver::solve`] applies (else every position
+    /// is solved by the engine's moves).
     classic_captures: bool,
 }
 
@@ -449,7 +449,8 @@ pub fn solve_placement<'a>(
         sector,
         targets,
         classic_captures: rules.captures() == Captures::One
-            && rules.protection() == Protection::Standard,
+            && rules.protection() == Protection::Standard
+            && rules.board() == Board::Nine,
     };
     let (us, them) = (usize::from(sector.us), usize::from(sector.them));
     let index = SectorIndex::get(us, them);

@@ -23,6 +23,7 @@
 
 pub mod board;
 pub mod game;
+pub mod geometry;
 pub mod moves;
 pub mod notation;
 pub mod perft;
@@ -33,6 +34,7 @@ pub mod tables;
 
 pub use board::{Bitboard, Point, Points, POINT_COUNT};
 pub use game::Game;
+pub use geometry::{Board, Geometry};
 pub use moves::{Move, MoveList, MAX_MOVES};
 pub use notation::ParseError;
 pub use perft::{perft, perft_divide};

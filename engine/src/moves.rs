@@ -160,21 +160,28 @@ impl fmt::Debug for Move {
     }
 }
 
-/// Capacity of a [`MoveList`]. No position has more legal moves: a move without a
-/// capture goes along one of at most 32 connections (slides), to one of at most 24
-/// empty points (placements) or from one of 3 pieces to one of at most 21 empty points
-/// (flights, of which at most 3 close a mill since two points share at most one line),
-/// and each capture choice multiplies one move by at most 9 opponent pieces:
-/// slides 32 * 9 = 288 bound the rest. The house rules keep the bound: with
-/// `protection=none` a capture still chooses among at most 9 pieces, and under
-/// `captures=per-mill` only a placement can close two mills (a slide leaves one of
-/// the lines through its target, as every connection lies on a line, and a flight
-/// leaves two pieces for the four partners two mills need); a line that a placement
-/// completes has two of the mover's at most 8 pieces and its one empty point, and
-/// each piece lies on two lines, so at most 8 such lines serve the placements: at
-/// most 4 points closing two mills (36 pairs of captures each) beside the other at
-/// most 24 placements, 24 + 4 * 35 = 164.
-pub const MAX_MOVES: usize = 288;
+/// Capacity of a [`MoveList`]. No position has more legal moves, on any board and
+/// under any rule set. Let `p`, `o` and `e` be the mover's pieces, the opponent's and
+/// the empty points (`p + o + e <= 24`, `o <= 12`); a move counts once per piece it
+/// may take, at most `o`.
+///
+/// - Slides: each ends on an empty point, and no point of any board has more than four
+///   connections, so at most `4e` slides, each at most `o + 1` moves; the mover has at
+///   least 3 pieces (with an empty hand and fewer it has lost), so `e + o <= 21` and
+///   `4e(o + 1) <= 4e(22 - e) <= 484`.
+/// - Flights: 3 pieces to at most 21 empty points, of which at most 3 close a mill
+///   (two points share at most one line): `63 + 3 * 21 = 126`.
+/// - Placements: at most `e(o + 1) <= 156` with one capture each. Two captures a move
+///   (`captures=per-mill`, offered on the nine and six boards, where only a placement
+///   can close two mills: a slide leaves one of the lines through its target, as every
+///   connection lies on a line, and a flight leaves two pieces for the four partners
+///   two mills need): a point closing two mills needs four of the mover's pieces, each
+///   on at most two lines, so at most `p / 2` such points, each with at most
+///   `o(o - 1) / 2` pairs; the most over all `p`, `o`, `e` is 316 (`p = 8`, `o = 12`,
+///   `e = 4`: `4 * 66 + 4 * 13`).
+///
+/// So 484 bounds them all.
+pub const MAX_MOVES: usize = 512;
 
 /// A list of legal moves with fixed capacity, kept on the stack.
 #[derive(Clone)]

@@ -16,6 +16,7 @@
 
 use crate::board::{Bitboard, Point};
 use crate::game::Game;
+use crate::geometry::Board;
 use crate::moves::Move;
 use crate::position::{Color, IllegalMove, Position, Setup, SetupError};
 use crate::rules::Rules;
@@ -461,9 +462,20 @@ impl std::str::FromStr for Setup {
     }
 }
 
-/// A drawing of the board, `W` White, `B` Black, `.` empty, with coordinates.
+/// A drawing of the nine board, `W` White, `B` Black, `.` empty, with coordinates.
 pub fn diagram(setup: &Setup) -> String {
-    const TEMPLATE: [&str; 13] = [
+    diagram_on(setup, Board::Nine)
+}
+
+/// A drawing of a position on its board ([`diagram_on`]).
+pub fn position_diagram(pos: &Position) -> String {
+    diagram_on(&pos.to_setup(), pos.rules().board())
+}
+
+/// A drawing of a board, `W` White, `B` Black, `.` empty, with coordinates: the six
+/// board without the middle square, the twelve board with its diagonals.
+pub fn diagram_on(setup: &Setup, board: Board) -> String {
+    const NINE: [&str; 13] = [
         "7  *-----------*-----------*",
         "   |           |           |",
         "6  |   *-------*-------*   |",
@@ -478,9 +490,45 @@ pub fn diagram(setup: &Setup) -> String {
         "   |           |           |",
         "1  *-----------*-----------*",
     ];
+    const SIX: [&str; 13] = [
+        "7  *-----------*-----------*",
+        "   |           |           |",
+        "6  |           |           |",
+        "   |           |           |",
+        "5  |       *---*---*       |",
+        "   |       |       |       |",
+        "4  *-------*       *-------*",
+        "   |       |       |       |",
+        "3  |       *---*---*       |",
+        "   |           |           |",
+        "2  |           |           |",
+        "   |           |           |",
+        "1  *-----------*-----------*",
+    ];
+    const TWELVE: [&str; 13] = [
+        "7  *-----------*-----------*",
+        "   | \\         |         / |",
+        "6  |   *-------*-------*   |",
+        "   |   | \\     |     / |   |",
+        "5  |   |   *---*---*   |   |",
+        "   |   |   |       |   |   |",
+        "4  *---*---*       *---*---*",
+        "   |   |   |       |   |   |",
+        "3  |   |   *---*---*   |   |",
+        "   |   | /     |     \\ |   |",
+        "2  |   *-------*-------*   |",
+        "   | /         |         \\ |",
+        "1  *-----------*-----------*",
+    ];
+    let template = match board {
+        Board::Nine => &NINE,
+        Board::Six => &SIX,
+        Board::Twelve => &TWELVE,
+    };
+    let on_board = board.geometry().points();
     let mut out = String::new();
-    let mut points = reading_order();
-    for line in TEMPLATE {
+    let mut points = reading_order().filter(|&p| on_board.contains(p));
+    for line in template {
         for c in line.chars() {
             match c {
                 '*' => match points.next() {

@@ -9,10 +9,10 @@
 //! history and lives in [`crate::Game`].
 
 use crate::board::{Bitboard, Point};
+use crate::geometry::Board;
 use crate::moves::{Move, MoveList};
 use crate::rules::{Captures, Protection, Rules, Variant};
 use crate::symmetry::Symmetry;
-use crate::tables::{closes_mill, in_mills, ADJACENT, MILL_PARTNERS};
 use std::fmt;
 use thiserror::Error;
 
@@ -265,6 +265,10 @@ pub enum SetupError {
         /// Pieces a side has under the rules.
         most: u8,
     },
+    /// A piece stands on a point the board does not have (the middle square's points
+    /// on the six board).
+    #[error("{0} is not a point of the {1} board")]
+    OffBoard(Point, Board),
 }
 
 /// Why a move cannot be played in a position.
@@ -353,6 +357,10 @@ impl Position {
         if let Some(p) = both.first() {
             return Err(SetupError::Overlap(p));
         }
+        let off = (setup.pieces[0] | setup.pieces[1]) & !rules.geometry().points();
+        if let Some(p) = off.first() {
+            return Err(SetupError::OffBoard(p, rules.board()));
+        }
         for color in Color::ALL {
             let on_board = setup.pieces[color.index()].count();
             let in_hand = u32::from(setup.hand[color.index()]);
@@ -432,7 +440,10 @@ impl Position {
 
     /// The empty points.
     pub const fn empty(&self) -> Bitboard {
-        Bitboard::from_bits_truncate(!(self.pieces[0].bits() | self.pieces[1].bits()))
+        Bitboard::from_bits_truncate(
+            !(self.pieces[0].bits() | self.pieces[1].bits())
+                & self.rules.geometry().points().bits(),
+        )
     }
 
     /// Whether a piece is still in either hand: the placing phase has not ended for
@@ -469,7 +480,7 @@ impl Position {
     /// piece on the board, or none it may take.
     #[inline]
     pub fn capturable(&self) -> Bitboard {
-        capturable_of(self.them(), self.rules.protection())
+        capturable_of(self.them(), self.rules)
     }
 
     /// How the game has ended in this position, by rules 1 and 2 of RULES.md, if it has.
@@ -499,7 +510,7 @@ impl Position {
         if self.hand[self.side as usize] > 0 || self.flies() {
             !empty.is_empty()
         } else {
-            !(self.us().neighbours() & empty).is_empty()
+            !(self.rules.geometry().neighbours(self.us()) & empty).is_empty()
         }
     }
 
@@ -509,7 +520,7 @@ impl Position {
         if self.flies() {
             self.empty()
         } else {
-            ADJACENT[from.index()] & self.empty()
+            self.rules.geometry().adjacent(from) & self.empty()
         }
     }
 
@@ -522,10 +533,11 @@ impl Position {
         let us = self.us();
         let capturable = self.capturable();
         let per_mill = self.rules.captures() == Captures::PerMill;
+        let g = self.rules.geometry();
         let emit = |list: &mut MoveList, m: Move, own: Bitboard| {
-            if capturable.is_empty() || !closes_mill(own, m.to().index()) {
+            if capturable.is_empty() || !g.closes_mill(own, m.to().index()) {
                 list.push(m);
-            } else if per_mill && mills_closed(own, m.to().index()) == 2 {
+            } else if per_mill && g.mills_closed(own, m.to().index()) == 2 {
                 self.push_double_captures(list, m);
             } else {
                 for c in capturable {
@@ -554,10 +566,9 @@ impl Position {
     /// of captures once.
     fn push_double_captures(&self, list: &mut MoveList, m: Move) {
         let them = self.them();
-        let protection = self.rules.protection();
         let start = list.len();
-        for first in capturable_of(them, protection) {
-            let second = capturable_of(them ^ first.bit(), protection);
+        for first in capturable_of(them, self.rules) {
+            let second = capturable_of(them ^ first.bit(), self.rules);
             if second.is_empty() {
                 list.push(m.with_capture(first));
             }
@@ -577,13 +588,14 @@ impl Position {
         }
         let us = self.us();
         let empty = self.empty();
+        let g = self.rules.geometry();
         // Moves without regard to captures, and how many of them close a mill: each of
         // those counts once per piece it may take (the capturable set is only computed
         // when a mill can be closed at all).
         let (moves, closing) = if self.hand[self.side as usize] > 0 {
             let closing = empty
                 .iter()
-                .filter(|to| closes_mill(us, to.index()))
+                .filter(|to| g.closes_mill(us, to.index()))
                 .count() as u64;
             // Only a placement can close two mills (see `MAX_MOVES`): under
             // captures=per-mill, where one may, the list tells.
@@ -598,7 +610,7 @@ impl Position {
                 let targets = self.targets(from);
                 closing += targets
                     .iter()
-                    .filter(|to| closes_mill(own, to.index()))
+                    .filter(|to| g.closes_mill(own, to.index()))
                     .count() as u64;
                 moves += u64::from(targets.count());
             }
@@ -639,7 +651,8 @@ impl Position {
             }
         };
         let capturable = self.capturable();
-        let closes = closes_mill(own, to.index());
+        let g = self.rules.geometry();
+        let closes = g.closes_mill(own, to.index());
         if closes && capturable.is_empty() && !self.them().is_empty() {
             // Only under protection=full: every piece stands in a mill.
             return match m.capture() {
@@ -658,7 +671,7 @@ impl Position {
                     }
                 }
                 let double = self.rules.captures() == Captures::PerMill
-                    && mills_closed(own, to.index()) == 2;
+                    && g.mills_closed(own, to.index()) == 2;
                 if !double {
                     return match m.second_capture() {
                         Some(_) => Err(IllegalMove::ExtraCapture),
@@ -672,8 +685,7 @@ impl Position {
                 }
                 // Say what is wrong: a capture the rules refuse first, a second one
                 // they refuse after it, or one capture where two can be made.
-                let after =
-                    |c: Point| capturable_of(self.them() ^ c.bit(), self.rules.protection());
+                let after = |c: Point| capturable_of(self.them() ^ c.bit(), self.rules);
                 match (m.capture(), m.second_capture()) {
                     (Some(a), Some(b)) if a == b => {
                         Err(IllegalMove::NothingToTake(b, side.opponent()))
@@ -798,14 +810,16 @@ impl Position {
     }
 }
 
-/// The pieces of `them` a mill may take under a protection rule (empty: the capture is
-/// forfeited, under full protection with every piece in a mill). Inlined always: it
-/// sits in the move counter's hot path, where a call cost perft 4% of its instructions.
+/// The pieces of `them` a mill may take under the protection rule of `rules`, on its
+/// board (empty: the capture is forfeited, under full protection with every piece in
+/// a mill). Inlined always: it sits in the move counter's hot path, where a call cost
+/// perft 4% of its instructions.
 #[inline(always)]
-pub fn capturable_of(them: Bitboard, protection: Protection) -> Bitboard {
-    match protection {
+pub fn capturable_of(them: Bitboard, rules: Rules) -> Bitboard {
+    let g = rules.geometry();
+    match rules.protection() {
         Protection::Standard => {
-            let free = them & !in_mills(them);
+            let free = them & !g.in_mills(them);
             if free.is_empty() {
                 them
             } else {
@@ -813,18 +827,8 @@ pub fn capturable_of(them: Bitboard, protection: Protection) -> Bitboard {
             }
         }
         Protection::None => them,
-        Protection::Full => them & !in_mills(them),
+        Protection::Full => them & !g.in_mills(them),
     }
-}
-
-/// The number of mills (0, 1 or 2) a piece arriving at `to` closes with `own` (which
-/// does not include the piece that moves).
-#[inline]
-fn mills_closed(own: Bitboard, to: usize) -> u32 {
-    MILL_PARTNERS[to]
-        .iter()
-        .map(|line| u32::from(own.0 & line.0 == line.0))
-        .sum()
 }
 
 /// A bijective 64-bit mixer (the splitmix64 finaliser): spreads a key's bits over

@@ -8,10 +8,10 @@
 //! other combination is a house rule, written as a preset followed by `,key=value`
 //! switches (`standard,captures=per-mill`, `no-flying,protection=none,pieces=6`).
 //!
-//! Boards: only the board of Nine Men's Morris (24 points, 16 mills) is built; the six
-//! and twelve boards of the family are named by the parser and refused with a clear
-//! message until their tables exist.
+//! Boards: the rule set also names its board ([`Board`]: nine, six or twelve, see
+//! [`crate::geometry`]); the presets `six-mens` and `twelve-mens` play on the other two.
 
+use crate::geometry::{Board, Geometry};
 use std::fmt;
 
 /// The fewest pieces a side may start with: fewer could never form a mill that
@@ -65,9 +65,10 @@ impl Protection {
     }
 }
 
-/// A rule set: pieces a side, flying, captures and protection, on the nine board.
+/// A rule set: the board, pieces a side, flying, captures and protection.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Rules {
+    board: Board,
     pieces: u8,
     flying: bool,
     captures: Captures,
@@ -173,6 +174,7 @@ impl Rules {
     /// The Standard game of RULES.md: nine pieces, flying at three, one capture a move,
     /// pieces in mills protected unless all are.
     pub const STANDARD: Rules = Rules {
+        board: Board::Nine,
         pieces: 9,
         flying: true,
         captures: Captures::One,
@@ -186,8 +188,47 @@ impl Rules {
         ..Rules::STANDARD
     };
 
+    /// Six Men's Morris: the six board, six pieces a side, nobody flies.
+    pub const SIX_MENS: Rules = Rules {
+        board: Board::Six,
+        pieces: 6,
+        flying: false,
+        ..Rules::STANDARD
+    };
+
+    /// Twelve Men's Morris: the twelve board (diagonals), twelve pieces a side, flying
+    /// at three.
+    pub const TWELVE_MENS: Rules = Rules {
+        board: Board::Twelve,
+        pieces: 12,
+        ..Rules::STANDARD
+    };
+
     /// The switches a spec may set, in the order the canonical spec writes them.
     pub const SWITCHES: [&'static str; 5] = ["board", "pieces", "flying", "captures", "protection"];
+
+    /// The board the game is played on.
+    #[inline]
+    pub const fn board(self) -> Board {
+        self.board
+    }
+
+    /// The tables of the board: points, connections, mills.
+    #[inline]
+    pub const fn geometry(self) -> &'static Geometry {
+        self.board.geometry()
+    }
+
+    /// The preset a spec of these rules starts from: the preset of the board (and on
+    /// the nine board, of the flying rule).
+    pub const fn preset(self) -> (&'static str, Rules) {
+        match self.board {
+            Board::Nine if self.flying => ("standard", Rules::STANDARD),
+            Board::Nine => ("no-flying", Rules::NO_FLYING),
+            Board::Six => ("six-mens", Rules::SIX_MENS),
+            Board::Twelve => ("twelve-mens", Rules::TWELVE_MENS),
+        }
+    }
 
     /// Pieces each side starts with, all in hand.
     pub const fn pieces(self) -> u8 {
@@ -213,6 +254,7 @@ impl Rules {
     pub const fn variant(self) -> Option<Variant> {
         match self {
             Rules {
+                board: Board::Nine,
                 pieces: 9,
                 captures: Captures::One,
                 protection: Protection::Standard,
@@ -258,17 +300,22 @@ impl Rules {
         self
     }
 
-    /// A number that tells every rule set apart, below 128: 0 for Standard and 1 for
-    /// No-flying, as [`Variant::index`] numbers them (the search's table keys use it).
-    pub const fn code(self) -> u8 {
-        let (captures, protection) = self.switch_numbers();
+    /// A number that tells every rule set apart, below 360: 0 for Standard and 1 for
+    /// No-flying, as [`Variant::index`] numbers them; 120 numbers a board.
+    pub const fn code(self) -> u16 {
         // Nine pieces first (0), then 3..=8 and 10..=12 (1..=9): 10 values.
         let pieces = match self.pieces {
             9 => 0,
             n if n < 9 => n - MIN_PIECES + 1,
             n => n - MIN_PIECES,
         };
-        (!self.flying) as u8 + 2 * (captures + 2 * (protection + 3 * pieces))
+        self.play_code() as u16 + 12 * (pieces as u16 + 10 * self.board.index() as u16)
+    }
+
+    /// The rules of play within a board, below 12: flying, captures, protection.
+    const fn play_code(self) -> u8 {
+        let (captures, protection) = self.switch_numbers();
+        (!self.flying) as u8 + 2 * (captures + 2 * protection)
     }
 
     /// The captures switch (0 one, 1 per-mill) and the protection switch (0 standard,
@@ -289,14 +336,25 @@ impl Rules {
     /// A short fingerprint of the rule set for file names and headers: the switches
     /// as letters and numbers, e.g. `n9f1c1p0` (nine pieces, flying, one capture,
     /// standard protection).
+    /// On the other boards the board's name comes first: `six-n6f0c1p0`.
     pub fn fingerprint(self) -> String {
+        let board = match self.board {
+            Board::Nine => "",
+            Board::Six => "six-",
+            Board::Twelve => "twelve-",
+        };
+        format!("{board}n{}{}", self.pieces, self.play_fingerprint())
+    }
+
+    /// The rules of play as letters: `f1c1p0`.
+    fn play_fingerprint(self) -> String {
         let (c, p) = self.switch_numbers();
-        format!("n{}f{}c{}p{p}", self.pieces, u8::from(self.flying), c + 1)
+        format!("f{}c{}p{p}", u8::from(self.flying), c + 1)
     }
 
     /// Number of distinct table games ([`Rules::tables`]): flying or not, both capture
-    /// counts, the three protection rules, on the nine board.
-    pub const TABLE_GAMES: usize = 12;
+    /// counts, the three protection rules, on each of the three boards.
+    pub const TABLE_GAMES: usize = 36;
 
     /// The rules as tablebases know them. A table holds positions, and a position's
     /// value does not depend on how many pieces its game started with (only on the
@@ -307,9 +365,9 @@ impl Rules {
     }
 
     /// The number of the table game, below [`Rules::TABLE_GAMES`]: 0 for Standard and 1
-    /// for No-flying ([`Variant::index`]), as file headers store it.
+    /// for No-flying ([`Variant::index`]), as file headers store it; 12 numbers a board.
     pub const fn table_index(self) -> usize {
-        self.tables().code() as usize
+        self.play_code() as usize + 12 * self.board.index()
     }
 
     /// The table game of number `n` ([`Rules::table_index`]), if there is one.
@@ -319,11 +377,19 @@ impl Rules {
 
     /// The name of the table game in file names: `standard` and `no-flying` for the
     /// two classic games (the names their files always had), else the fingerprint of
-    /// [`Rules::tables`], e.g. `n9f1c2p0` for `standard,captures=per-mill`.
+    /// [`Rules::tables`], e.g. `n9f1c2p0` for `standard,captures=per-mill`. On the
+    /// other boards, the preset's name where the rules of play are the preset's
+    /// (`six-mens`, `twelve-mens`), else it followed by the rules of play:
+    /// `six-mens-f1c1p0` for `six-mens,flying=yes`.
     pub fn table_name(self) -> String {
-        match self.tables().variant() {
-            Some(v) => v.name().to_string(),
-            None => self.tables().fingerprint(),
+        let (preset, base) = self.preset();
+        match self.board {
+            Board::Nine => match self.tables().variant() {
+                Some(v) => v.name().to_string(),
+                None => self.tables().fingerprint(),
+            },
+            _ if self.play_code() == base.play_code() => preset.to_string(),
+            _ => format!("{preset}-{}", self.play_fingerprint()),
         }
     }
 
@@ -338,17 +404,25 @@ impl Rules {
         Rules::table_games().find(|r| r.table_name() == name)
     }
 
-    /// Every rule set on the nine board: pieces 3 to 12, flying or not, both capture
-    /// counts, the three protection rules (120 of them).
+    /// Every rule set: on each board, pieces 3 to 12, flying or not, both capture
+    /// counts (one only on the twelve board, see [`Rules::parse`]), the three
+    /// protection rules (300 of them: 120 on the nine board).
     pub fn all() -> impl Iterator<Item = Rules> {
-        (MIN_PIECES..=MAX_PIECES).flat_map(|pieces| {
+        Board::ALL.into_iter().flat_map(Rules::all_on)
+    }
+
+    /// Every rule set on one board.
+    pub fn all_on(board: Board) -> impl Iterator<Item = Rules> {
+        (MIN_PIECES..=MAX_PIECES).flat_map(move |pieces| {
             [true, false].into_iter().flat_map(move |flying| {
                 [Captures::One, Captures::PerMill]
                     .into_iter()
+                    .filter(move |&c| board != Board::Twelve || c == Captures::One)
                     .flat_map(move |captures| {
                         [Protection::Standard, Protection::None, Protection::Full]
                             .into_iter()
                             .map(move |protection| Rules {
+                                board,
                                 pieces,
                                 flying,
                                 captures,
@@ -359,9 +433,12 @@ impl Rules {
         })
     }
 
-    /// Read a rule spec: a preset (`standard`, `no-flying`), then any `,key=value`
-    /// switches, later ones overriding earlier ones: `board=nine`, `pieces=3..12`,
-    /// `flying=yes|no`, `captures=one|per-mill`, `protection=standard|none|full`.
+    /// Read a rule spec: a preset (`standard`, `no-flying`, `six-mens`, `twelve-mens`),
+    /// then any `,key=value` switches, later ones overriding earlier ones:
+    /// `board=nine|six|twelve`, `pieces=3..12`, `flying=yes|no`,
+    /// `captures=one|per-mill`, `protection=standard|none|full`. `captures=per-mill`
+    /// is refused on the twelve board: a move there can close three mills at once, and
+    /// the family's rule pages say nothing of taking three.
     ///
     /// # Errors
     /// [`RulesError`] naming the preset, key or value that is wrong.
@@ -375,15 +452,12 @@ impl Rules {
         let mut rules = match preset.as_str() {
             "standard" | "nine-mens" => Rules::STANDARD,
             "no-flying" | "noflying" | "no_flying" => Rules::NO_FLYING,
-            "six-mens" | "twelve-mens" => {
-                return Err(err(format!(
-                    "the board of '{preset}' is not built yet (only the nine board: presets standard, no-flying)"
-                )))
-            }
-            "" => return Err(err("no preset: start with standard or no-flying".into())),
+            "six-mens" | "six" => Rules::SIX_MENS,
+            "twelve-mens" | "twelve" => Rules::TWELVE_MENS,
+            "" => return Err(err(format!("no preset: start with {PRESETS}"))),
             other => {
                 return Err(err(format!(
-                    "unknown preset '{other}' (expected standard or no-flying)"
+                    "unknown preset '{other}' (expected {PRESETS})"
                 )))
             }
         };
@@ -401,13 +475,10 @@ impl Rules {
             let bad = |expected: &str| err(format!("{key}={value}: expected {expected}"));
             rules = match key.as_str() {
                 "board" => match value.as_str() {
-                    "nine" => rules,
-                    "six" | "twelve" => {
-                        return Err(err(format!(
-                            "board={value}: not built yet (only board=nine)"
-                        )))
-                    }
-                    _ => return Err(bad("nine")),
+                    "nine" => rules.with_board(Board::Nine),
+                    "six" => rules.with_board(Board::Six),
+                    "twelve" => rules.with_board(Board::Twelve),
+                    _ => return Err(bad("nine, six or twelve")),
                 },
                 "pieces" => {
                     let n = value
@@ -439,9 +510,23 @@ impl Rules {
                 }
             };
         }
+        if rules.board == Board::Twelve && rules.captures == Captures::PerMill {
+            return Err(err(
+                "captures=per-mill is not offered on the twelve board: a move there can close three mills at once".into(),
+            ));
+        }
         Ok(rules)
     }
+
+    /// The same rules on another board.
+    pub const fn with_board(mut self, board: Board) -> Rules {
+        self.board = board;
+        self
+    }
 }
+
+/// The presets, as error messages list them.
+const PRESETS: &str = "standard, no-flying, six-mens or twelve-mens";
 
 impl std::str::FromStr for Rules {
     type Err = RulesError;
@@ -451,18 +536,22 @@ impl std::str::FromStr for Rules {
 }
 
 impl fmt::Display for Rules {
-    /// The canonical spec: the preset of the same flying rule, then the switches that
-    /// differ from it, in the order of [`Rules::SWITCHES`]: `standard`,
-    /// `no-flying,pieces=6`, `standard,captures=per-mill,protection=none`.
+    /// The canonical spec: the preset of the board (on the nine board, of the same
+    /// flying rule), then the switches that differ from it, in the order of
+    /// [`Rules::SWITCHES`]: `standard`, `no-flying,pieces=6`,
+    /// `standard,captures=per-mill,protection=none`, `six-mens,flying=yes`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let base = if self.flying {
-            Rules::STANDARD
-        } else {
-            Rules::NO_FLYING
-        };
-        f.write_str(if self.flying { "standard" } else { "no-flying" })?;
+        let (name, base) = self.preset();
+        f.write_str(name)?;
         if self.pieces != base.pieces {
             write!(f, ",pieces={}", self.pieces)?;
+        }
+        if self.flying != base.flying {
+            f.write_str(if self.flying {
+                ",flying=yes"
+            } else {
+                ",flying=no"
+            })?;
         }
         if self.captures != base.captures {
             write!(f, ",captures={}", self.captures.name())?;
@@ -482,21 +571,22 @@ mod tests {
     #[test]
     fn every_rule_set_round_trips_through_its_spec_and_has_its_own_code_and_fingerprint() {
         let all: Vec<Rules> = Rules::all().collect();
-        assert_eq!(all.len(), 120);
+        assert_eq!(all.len(), 300);
+        assert_eq!(Rules::all_on(Board::Nine).count(), 120);
         let mut codes = HashSet::new();
         let mut prints = HashSet::new();
         for r in &all {
             let spec = r.to_string();
             assert_eq!(Rules::parse(&spec), Ok(*r), "{spec}");
-            assert!(r.code() < 128, "{spec}");
+            assert!(r.code() < 360, "{spec}");
             assert!(codes.insert(r.code()), "code of {spec} taken");
             assert!(
                 prints.insert(r.fingerprint()),
                 "fingerprint of {spec} taken"
             );
         }
-        assert_eq!(Rules::STANDARD.code(), Variant::Standard.index() as u8);
-        assert_eq!(Rules::NO_FLYING.code(), Variant::NoFlying.index() as u8);
+        assert_eq!(Rules::STANDARD.code(), Variant::Standard.index() as u16);
+        assert_eq!(Rules::NO_FLYING.code(), Variant::NoFlying.index() as u16);
     }
 
     #[test]
@@ -520,19 +610,43 @@ mod tests {
         assert_eq!(Rules::STANDARD.variant(), Some(Variant::Standard));
         assert_eq!(Rules::NO_FLYING.variant(), Some(Variant::NoFlying));
         assert_eq!(Rules::STANDARD.fingerprint(), "n9f1c1p0");
+        let six = p("six-mens");
+        assert_eq!(
+            (six.board(), six.pieces(), six.flying()),
+            (Board::Six, 6, false)
+        );
+        assert_eq!(six.to_string(), "six-mens");
+        assert_eq!(p("six-mens,flying=yes").to_string(), "six-mens,flying=yes");
+        assert_eq!(
+            p("standard,board=six"),
+            six.with_pieces(9).unwrap().with_flying(true)
+        );
+        assert_eq!(
+            p("standard,board=six").to_string(),
+            "six-mens,pieces=9,flying=yes"
+        );
+        let twelve = p("twelve-mens");
+        assert_eq!(
+            (twelve.board(), twelve.pieces(), twelve.flying()),
+            (Board::Twelve, 12, true)
+        );
+        assert_eq!(twelve.fingerprint(), "twelve-n12f1c1p0");
+        assert_eq!(twelve.variant(), None);
     }
 
     #[test]
-    fn table_games_are_numbered_densely_and_named_as_the_files_always_were() {
-        let games: Vec<Rules> = (0..Rules::TABLE_GAMES)
-            .map(|i| Rules::from_table_index(i).expect("a table game"))
-            .collect();
+    fn table_games_are_numbered_below_the_slots_and_named_as_the_files_always_were() {
+        let games: Vec<Rules> = Rules::table_games().collect();
+        // 12 a board, less the six of per-mill captures on the twelve board.
+        assert_eq!(games.len(), Rules::TABLE_GAMES - 6);
         assert_eq!(Rules::from_table_index(Rules::TABLE_GAMES), None);
         assert_eq!(games[0], Rules::STANDARD);
         assert_eq!(games[1], Rules::NO_FLYING);
-        for (i, g) in games.iter().enumerate() {
-            assert_eq!(g.table_index(), i);
-            assert_eq!(Rules::from_table_name(&g.table_name()), Some(*g));
+        for i in 0..Rules::TABLE_GAMES {
+            if let Some(g) = Rules::from_table_index(i) {
+                assert_eq!(g.table_index(), i);
+                assert_eq!(Rules::from_table_name(&g.table_name()), Some(g));
+            }
         }
         assert_eq!(Rules::STANDARD.table_name(), "standard");
         assert_eq!(Rules::NO_FLYING.table_name(), "no-flying");
@@ -546,6 +660,16 @@ mod tests {
         let five = Rules::STANDARD.with_pieces(5).expect("five");
         assert_eq!(five.table_name(), "standard");
         assert_eq!(Rules::from_table_name("n5f1c1p0"), None);
+        assert_eq!(Rules::SIX_MENS.table_name(), "six-mens");
+        assert_eq!(
+            Rules::SIX_MENS.with_flying(true).table_name(),
+            "six-mens-f1c1p0"
+        );
+        assert_eq!(Rules::TWELVE_MENS.table_name(), "twelve-mens");
+        assert_eq!(Rules::SIX_MENS.table_index(), 13);
+        // Every table game has its own name and number.
+        let names: HashSet<String> = games.iter().map(|g| g.table_name()).collect();
+        assert_eq!(names.len(), games.len());
     }
 
     #[test]
@@ -559,7 +683,8 @@ mod tests {
         assert!(why("standard,speed=fast").contains("unknown switch 'speed'"));
         assert!(why("standard,captures=all").contains("one or per-mill"));
         assert!(why("standard,protection=some").contains("standard, none or full"));
-        assert!(why("six-mens").contains("not built yet"));
-        assert!(why("standard,board=twelve").contains("not built yet"));
+        assert!(why("standard,board=ten").contains("nine, six or twelve"));
+        assert!(why("twelve-mens,captures=per-mill").contains("three mills"));
+        assert!(why("standard,board=twelve,captures=per-mill").contains("three mills"));
     }
 }

@@ -11,16 +11,16 @@
 //! first moves.
 
 use crate::eval::mill_points;
-use morris_engine::tables::{ADJACENT, MILLS, MILL_PARTNERS};
 use morris_engine::{Bitboard, Move, Point, Position};
 
 /// Sort keys of moves, higher first.
 pub(crate) fn keys(pos: &Position, moves: &[Move], tt_move: Option<Move>, keys: &mut [u32]) {
     let (us, them, empty) = (pos.us(), pos.them(), pos.empty());
-    let threats = mill_points(them, empty);
+    let g = pos.rules().geometry();
+    let threats = mill_points(g, them, empty);
     // Opponent pieces in an open two: taking one removes a threat.
     let mut their_twos = Bitboard::EMPTY;
-    for m in MILLS {
+    for m in g.mills() {
         if (m & them).count() == 2 && (m & empty).count() == 1 {
             their_twos |= m & them;
         }
@@ -34,13 +34,13 @@ pub(crate) fn keys(pos: &Position, moves: &[Move], tt_move: Option<Move>, keys: 
         let left = m.from().map_or(Bitboard::EMPTY, Point::bit);
         let (own, open) = (us & !left, empty | left);
         let (mut made, mut spoiled) = (0, 0);
-        for pair in MILL_PARTNERS[to.index()] {
+        for pair in g.lines_through(to) {
             if (pair & open).count() == 1 {
                 made += u32::from((pair & own).count() == 1);
                 spoiled += u32::from((pair & them).count() == 1);
             }
         }
-        let mut key = made * 8 + ADJACENT[to.index()].count() * 2 + spoiled;
+        let mut key = made * 8 + g.adjacent(to).count() * 2 + spoiled;
         if let Some(c) = m.capture() {
             key |= 1 << 30 | u32::from(their_twos.contains(c)) << 28;
         }

@@ -4,7 +4,9 @@
 //! Everything the oracle needs is built here from the rules in `RULES.md`, sharing no
 //! code with the crates under test:
 //! - its own point numbering (reading order, top rank first), connections and mills
-//!   derived from the 7×7 grid, and the 16 symmetries derived from coordinates;
+//!   derived from the 7×7 grid (the nine board, or the twelve board: the same with
+//!   the diagonals joining the corners), and the 16 symmetries derived from
+//!   coordinates;
 //! - its own move generation (slides, flying, mills, the capture rule);
 //! - plain value iteration over *unreduced* positions (no symmetry reduction, no
 //!   counters, no unmoves): sweep after sweep, level by level, a position is decided
@@ -22,7 +24,7 @@
 
 #![allow(dead_code)]
 
-use morris_engine::{Bitboard, Point, Protection, Variant};
+use morris_engine::{Bitboard, Board, Point, Protection, Variant};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -80,8 +82,8 @@ impl ByteMap {
 pub struct Geometry {
     pub adjacent: [u32; 24],
     pub mills: Vec<u32>,
-    /// The mills through each point.
-    mills_at: [[u32; 2]; 24],
+    /// The mills through each point; [`NO_LINE`] where a point has two.
+    mills_at: [[u32; 3]; 24],
     /// Every `k`-subset of the points, in increasing order (= colex order).
     pub sets: Vec<Vec<u32>>,
     /// Colex rank by bytes: `rank_part[j][c][byte]`, `c` points below byte `j`.
@@ -93,8 +95,17 @@ pub struct Geometry {
     pub sym_maps: Vec<ByteMap>,
 }
 
+/// A line no position completes (bit 31 is no point): the third line of a point that
+/// has two.
+const NO_LINE: u32 = 1 << 31;
+
 impl Geometry {
     pub fn new() -> Geometry {
+        Geometry::of(false)
+    }
+
+    /// The nine board, or with `diagonals` the twelve board.
+    pub fn of(diagonals: bool) -> Geometry {
         let index_of: HashMap<(i32, i32), usize> = (0..24).map(|p| (coords(p), p)).collect();
         // Two points are joined when they share a row or a column, no point lies
         // between them, and the segment does not pass the centre (d4 is not a point).
@@ -117,6 +128,19 @@ impl Geometry {
                     *neighbours |= 1 << q;
                 }
             }
+            // The twelve board: a corner (on a diagonal through the centre) is joined
+            // to the corners one square in and out along its diagonal.
+            let (x, y) = coords(p);
+            let (cx, cy) = (x - 3, y - 3);
+            if diagonals && cx.abs() == cy.abs() {
+                for q in 0..24 {
+                    let (qx, qy) = (coords(q).0 - 3, coords(q).1 - 3);
+                    let same_ray = qx.signum() == cx.signum() && qy.signum() == cy.signum();
+                    if same_ray && qx.abs() == qy.abs() && (qx.abs() - cx.abs()).abs() == 1 {
+                        *neighbours |= 1 << q;
+                    }
+                }
+            }
         }
         // A mill is a point with a neighbour on each side along the same line.
         let mut mills = Vec::new();
@@ -130,17 +154,25 @@ impl Geometry {
                     })
                     .map(|q| 1u32 << q)
             };
-            for (a, b) in [(along(-1, 0), along(1, 0)), (along(0, -1), along(0, 1))] {
+            for (a, b) in [
+                (along(-1, 0), along(1, 0)),
+                (along(0, -1), along(0, 1)),
+                (along(-1, -1), along(1, 1)),
+                (along(-1, 1), along(1, -1)),
+            ] {
                 if let (Some(a), Some(b)) = (a, b) {
                     mills.push(a | b | 1 << p);
                 }
             }
         }
-        let mills_at: [[u32; 2]; 24] = std::array::from_fn(|p| {
-            let through: Vec<u32> = mills.iter().copied().filter(|m| m & 1 << p != 0).collect();
-            through
-                .try_into()
-                .expect("every point lies on exactly two mills")
+        let mills_at: [[u32; 3]; 24] = std::array::from_fn(|p| {
+            let mut through: Vec<u32> = mills.iter().copied().filter(|m| m & 1 << p != 0).collect();
+            assert!(
+                (2..=3).contains(&through.len()),
+                "a point on two or three mills"
+            );
+            through.resize(3, NO_LINE);
+            through.try_into().expect("three lines")
         });
 
         let mut binom = [[0u64; 25]; 25];
@@ -245,8 +277,10 @@ impl Geometry {
     /// Whether the piece just put on `to` completes a mill of `own`.
     #[inline]
     fn closes_mill(&self, own: u32, to: usize) -> bool {
-        let [a, b] = self.mills_at[to];
-        own & a == a || own & b == b
+        let me = 1 << to;
+        self.mills_at[to]
+            .iter()
+            .any(|&m| m != NO_LINE && own & (m & !me) == m & !me)
     }
 
     /// The pieces of `set` standing in one of its mills.
@@ -341,6 +375,8 @@ enum Step {
 /// The oracle's solved sectors of one variant.
 pub struct Oracle {
     pub variant: Variant,
+    /// The board: nine, or twelve.
+    pub board: Board,
     /// Which pieces a mill may take: standard (outside mills unless all are in
     /// mills), none (any), full (never one in a mill; with all in mills the capture
     /// is forfeited and the move is quiet).
@@ -355,10 +391,21 @@ impl Oracle {
     }
 
     pub fn with_protection(variant: Variant, protection: Protection) -> Oracle {
+        Oracle::on_board(variant, protection, Board::Nine)
+    }
+
+    /// The oracle of a variant's flying rule under a protection rule on the nine or the
+    /// twelve board.
+    pub fn on_board(variant: Variant, protection: Protection, board: Board) -> Oracle {
+        assert!(
+            board != Board::Six,
+            "the oracle's boards are nine and twelve"
+        );
         Oracle {
             variant,
+            board,
             protection,
-            g: Geometry::new(),
+            g: Geometry::of(board == Board::Twelve),
             tables: HashMap::new(),
         }
     }
