@@ -52,6 +52,23 @@ impl Board {
         }
     }
 
+    /// The number of mills on the board: 16, 8 or 20.
+    pub const fn mill_count(self) -> usize {
+        match self {
+            Board::Nine => 16,
+            Board::Six => 8,
+            Board::Twelve => 20,
+        }
+    }
+
+    /// The most lines through one point: 2, or 3 on the twelve board's corners.
+    pub const fn lines_through_max(self) -> usize {
+        match self {
+            Board::Nine | Board::Six => 2,
+            Board::Twelve => 3,
+        }
+    }
+
     /// The board's tables.
     #[inline]
     pub const fn geometry(self) -> &'static Geometry {
@@ -67,6 +84,39 @@ impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Calls `f::<MILLS, LINES>(args)` monomorphised for the board `board`, with
+/// `MILLS` its [`Board::mill_count`] and `LINES` its [`Board::lines_through_max`]:
+/// loops over [`Geometry::mill_array`] and [`Geometry::lines_at`] then have lengths
+/// known when compiling and cost on each board what fixed tables would.
+///
+/// ```
+/// use morris_engine::{by_board, Board, Geometry};
+/// fn mills_and_lines<const MILLS: usize, const LINES: usize>(g: &Geometry) -> usize {
+///     g.mill_array::<MILLS>().len() * 10 + LINES
+/// }
+/// let g = Board::Twelve.geometry();
+/// assert_eq!(by_board!(Board::Twelve, mills_and_lines(g)), 203);
+/// ```
+#[macro_export]
+macro_rules! by_board {
+    ($board:expr, $f:ident $(:: $g:ident)* ($($arg:expr),* $(,)?)) => {
+        match $board {
+            $crate::Board::Nine => $f $(:: $g)* ::<
+                { $crate::Board::Nine.mill_count() },
+                { $crate::Board::Nine.lines_through_max() },
+            >($($arg),*),
+            $crate::Board::Six => $f $(:: $g)* ::<
+                { $crate::Board::Six.mill_count() },
+                { $crate::Board::Six.lines_through_max() },
+            >($($arg),*),
+            $crate::Board::Twelve => $f $(:: $g)* ::<
+                { $crate::Board::Twelve.mill_count() },
+                { $crate::Board::Twelve.lines_through_max() },
+            >($($arg),*),
+        }
+    };
 }
 
 /// The most mills through one point (a corner of the twelve board: two sides and a
@@ -90,9 +140,10 @@ pub struct Geometry {
     /// The mills, then lines that never complete up to [`MAX_MILLS`].
     mills: [u32; MAX_MILLS],
     mill_count: usize,
-    /// For every point, the other two points of each line through it; [`NO_LINE`]
-    /// where it has fewer than [`MAX_LINES_THROUGH`] lines.
-    partners: [[u32; MAX_LINES_THROUGH]; POINT_COUNT],
+    /// For the `i`th line through every point, the other two points of it; [`NO_LINE`]
+    /// where the point lies on `i` lines or fewer. Line-major, so the tests of one
+    /// line read one table indexed by point.
+    partners: [[u32; POINT_COUNT]; MAX_LINES_THROUGH],
     /// Points joined to the same slot of the neighbouring rings, and how far
     /// (in bits) the neighbouring ring is: the neighbours of a set in a few shifts.
     cross: u32,
@@ -167,14 +218,14 @@ const fn build(board: Board) -> Geometry {
             slot += 1;
         }
     }
-    let mut partners = [[NO_LINE; MAX_LINES_THROUGH]; POINT_COUNT];
+    let mut partners = [[NO_LINE; POINT_COUNT]; MAX_LINES_THROUGH];
     let mut p = 0;
     while p < POINT_COUNT {
         let mut found = 0;
         let mut m = 0;
         while m < n {
             if mills[m] & (1 << p) != 0 {
-                partners[p][found] = mills[m] & !(1 << p);
+                partners[found][p] = mills[m] & !(1 << p);
                 found += 1;
             }
             m += 1;
@@ -247,35 +298,66 @@ impl Geometry {
         self.mill_count
     }
 
+    /// The mills as an array of `N`: the board's mills, then (where `N` is more than
+    /// [`Geometry::mill_count`]) empty lines, which never complete and hold no point.
+    /// `N` should be the board's [`Board::mill_count`] (see [`by_board!`]): a length
+    /// known when compiling unrolls the loops over mills.
+    #[inline(always)]
+    pub fn mill_array<const N: usize>(&self) -> [Bitboard; N] {
+        const { assert!(N <= MAX_MILLS) };
+        debug_assert!(N >= self.mill_count);
+        std::array::from_fn(|i| Bitboard::from_bits_truncate(self.mills[i]))
+    }
+
+    /// For each of the first `L` lines through `p`, the other two points of it; an
+    /// empty set where `p` lies on fewer lines. `L` should be the board's
+    /// [`Board::lines_through_max`] (see [`by_board!`]).
+    #[inline(always)]
+    pub fn lines_at<const L: usize>(&self, p: Point) -> [Bitboard; L] {
+        const { assert!(L <= MAX_LINES_THROUGH) };
+        std::array::from_fn(|i| Bitboard::from_bits_truncate(self.partners[i][p.index()]))
+    }
+
     /// For each line through `p`, the other two points of it.
     pub fn lines_through(&self, p: Point) -> impl Iterator<Item = Bitboard> + '_ {
-        self.partners[p.index()]
+        self.partners
             .iter()
-            .filter(|&&l| l != NO_LINE)
-            .map(|&l| Bitboard::from_bits_truncate(l))
+            .map(move |line| line[p.index()])
+            .filter(|&l| l != NO_LINE)
+            .map(Bitboard::from_bits_truncate)
     }
 
     /// Whether a piece arriving at `to` closes a mill with the pieces in `own` (which
     /// should not include the piece that moves).
     #[inline(always)]
     pub const fn closes_mill(&self, own: Bitboard, to: usize) -> bool {
-        let [a, b, c] = self.partners[to];
+        self.closes_mill_with::<MAX_LINES_THROUGH>(own, to)
+    }
+
+    /// [`Geometry::closes_mill`] testing only the first `LINES` lines through `to`:
+    /// exact when no point of the board lies on more (two on the nine and six boards,
+    /// three on the twelve board), and one test fewer where two suffice.
+    #[inline(always)]
+    pub const fn closes_mill_with<const LINES: usize>(&self, own: Bitboard, to: usize) -> bool {
+        let [a, b, c] = &self.partners;
         let o = own.bits();
-        o & a == a || o & b == b || o & c == c
+        o & a[to] == a[to] || o & b[to] == b[to] || (LINES > 2 && o & c[to] == c[to])
     }
 
     /// The number of mills (0 to 3) a piece arriving at `to` closes with `own`.
     #[inline]
     pub const fn mills_closed(&self, own: Bitboard, to: usize) -> u32 {
-        let [a, b, c] = self.partners[to];
+        let [a, b, c] = &self.partners;
         let o = own.bits();
-        (o & a == a) as u32 + (o & b == b) as u32 + (o & c == c) as u32
+        (o & a[to] == a[to]) as u32 + (o & b[to] == b[to]) as u32 + (o & c[to] == c[to]) as u32
     }
 
     /// The pieces of `pieces` that stand in at least one complete mill of `pieces`.
     #[inline(always)]
     pub const fn in_mills(&self, pieces: Bitboard) -> Bitboard {
-        let x = pieces.bits();
+        // Within the 24 points: where the tables are known when compiling (a
+        // monomorphised caller), the padding lines (bit 31) then fold away.
+        let x = pieces.bits() & Bitboard::FULL.bits();
         let mut out = 0;
         let mut i = 0;
         while i < MAX_MILLS {
@@ -417,6 +499,35 @@ mod tests {
         assert_eq!(count(Board::Nine), (24, 32, 16));
         assert_eq!(count(Board::Six), (16, 20, 8));
         assert_eq!(count(Board::Twelve), (24, 40, 20));
+    }
+
+    /// The constants the monomorphised loops are built with ([`by_board!`]) are the
+    /// board's, and the fixed-length arrays hold the same lines as the iterators.
+    #[test]
+    fn the_fixed_length_arrays_are_the_boards_lines() {
+        fn arrays<const MILLS: usize, const LINES: usize>(g: &Geometry) {
+            assert_eq!(MILLS, g.mill_count(), "{}", g.board());
+            let most = Point::ALL.iter().map(|&p| g.lines_through(p).count());
+            assert_eq!(Some(LINES), most.max(), "{}", g.board());
+            assert_eq!(
+                g.mill_array::<MILLS>().to_vec(),
+                g.mills().collect::<Vec<_>>()
+            );
+            for p in Point::ALL {
+                let fixed: Vec<Bitboard> = g.lines_at::<LINES>(p).into_iter().collect();
+                let lines: Vec<Bitboard> = g.lines_through(p).collect();
+                assert_eq!(fixed[..lines.len()], lines[..], "{} {p}", g.board());
+                assert!(fixed[lines.len()..].iter().all(|l| l.is_empty()));
+            }
+            // Longer arrays pad with empty lines.
+            let padded = g.mill_array::<MAX_MILLS>();
+            assert!(padded[MILLS..].iter().all(|l| l.is_empty()));
+        }
+        for board in Board::ALL {
+            let g = board.geometry();
+            assert_eq!(g.board(), board);
+            by_board!(board, arrays(g));
+        }
     }
 
     #[test]

@@ -204,6 +204,12 @@ impl MoveList {
         }
     }
 
+    /// Empty the list (its storage is kept, not cleared).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Append a move. Move generation never exceeds [`MAX_MOVES`] (see its proof).
     #[inline]
     pub(crate) fn push(&mut self, m: Move) {

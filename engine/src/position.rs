@@ -9,7 +9,7 @@
 //! history and lives in [`crate::Game`].
 
 use crate::board::{Bitboard, Point};
-use crate::geometry::Board;
+use crate::geometry::{Board, Geometry, NINE, SIX, TWELVE};
 use crate::moves::{Move, MoveList};
 use crate::rules::{Captures, Protection, Rules, Variant};
 use crate::symmetry::Symmetry;
@@ -440,9 +440,14 @@ impl Position {
 
     /// The empty points.
     pub const fn empty(&self) -> Bitboard {
+        self.empty_on(self.rules.geometry())
+    }
+
+    /// [`Position::empty`] on board `g`, the board of the rules.
+    #[inline(always)]
+    const fn empty_on(&self, g: &Geometry) -> Bitboard {
         Bitboard::from_bits_truncate(
-            !(self.pieces[0].bits() | self.pieces[1].bits())
-                & self.rules.geometry().points().bits(),
+            !(self.pieces[0].bits() | self.pieces[1].bits()) & g.points().bits(),
         )
     }
 
@@ -517,25 +522,55 @@ impl Position {
     /// The destinations of a piece on `from` (a slide, or a flight).
     #[inline]
     fn targets(&self, from: Point) -> Bitboard {
-        if self.flies() {
-            self.empty()
+        self.targets_in(self.rules.geometry(), self.empty(), self.flies(), from)
+    }
+
+    /// [`Position::targets`] with the board, the empty points and whether the side
+    /// to move flies given.
+    #[inline(always)]
+    fn targets_in(&self, g: &Geometry, empty: Bitboard, flies: bool, from: Point) -> Bitboard {
+        if flies {
+            empty
         } else {
-            self.rules.geometry().adjacent(from) & self.empty()
+            g.adjacent(from) & empty
         }
     }
 
     /// Every legal move; empty when the game is over.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list
+    }
+
+    /// [`Position::legal_moves`] written into `list`, which is cleared first: a caller
+    /// that keeps a list a ply (a search, perft) neither fills nor copies a new one
+    /// at every node.
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        list.clear();
+        // Monomorphised per board: each copy reads its board's tables at fixed
+        // addresses and tests the lines a point can lie on, two (three at the twelve
+        // board's corners), as the constant tables of one board did.
+        match self.rules.board() {
+            Board::Nine => self.moves_on::<2>(&NINE, list),
+            Board::Six => self.moves_on::<2>(&SIX, list),
+            Board::Twelve => self.moves_on::<3>(&TWELVE, list),
+        }
+    }
+
+    /// The legal moves on board `g` (the board of the rules), at most `LINES` lines
+    /// through a point.
+    #[inline(always)]
+    fn moves_on<const LINES: usize>(&self, g: &Geometry, list: &mut MoveList) {
         if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
-            return list;
+            return;
         }
         let us = self.us();
-        let capturable = self.capturable();
+        let empty = self.empty_on(g);
+        let capturable = capturable_on(self.them(), self.rules.protection(), g);
         let per_mill = self.rules.captures() == Captures::PerMill;
-        let g = self.rules.geometry();
         let emit = |list: &mut MoveList, m: Move, own: Bitboard| {
-            if capturable.is_empty() || !g.closes_mill(own, m.to().index()) {
+            if capturable.is_empty() || !g.closes_mill_with::<LINES>(own, m.to().index()) {
                 list.push(m);
             } else if per_mill && g.mills_closed(own, m.to().index()) == 2 {
                 self.push_double_captures(list, m);
@@ -546,18 +581,18 @@ impl Position {
             }
         };
         if self.hand[self.side as usize] > 0 {
-            for to in self.empty() {
-                emit(&mut list, Move::place(to), us);
+            for to in empty {
+                emit(list, Move::place(to), us);
             }
         } else {
+            let flies = self.flies();
             for from in us {
                 let own = us ^ from.bit();
-                for to in self.targets(from) {
-                    emit(&mut list, Move::shift(from, to), own);
+                for to in self.targets_in(g, empty, flies, from) {
+                    emit(list, Move::shift(from, to), own);
                 }
             }
         }
-        list
     }
 
     /// The moves taking two pieces for a move `m` that closes two mills under
@@ -583,19 +618,30 @@ impl Position {
 
     /// The number of legal moves, without listing them (as `legal_moves().len()`).
     pub fn count_legal_moves(&self) -> u64 {
+        // Monomorphised per board, as `legal_moves_into`.
+        match self.rules.board() {
+            Board::Nine => self.count_on::<2>(&NINE),
+            Board::Six => self.count_on::<2>(&SIX),
+            Board::Twelve => self.count_on::<3>(&TWELVE),
+        }
+    }
+
+    /// The number of legal moves on board `g` (the board of the rules), at most
+    /// `LINES` lines through a point.
+    #[inline(always)]
+    fn count_on<const LINES: usize>(&self, g: &Geometry) -> u64 {
         if self.is_reduced(Color::White) || self.is_reduced(Color::Black) {
             return 0;
         }
         let us = self.us();
-        let empty = self.empty();
-        let g = self.rules.geometry();
+        let empty = self.empty_on(g);
         // Moves without regard to captures, and how many of them close a mill: each of
         // those counts once per piece it may take (the capturable set is only computed
         // when a mill can be closed at all).
         let (moves, closing) = if self.hand[self.side as usize] > 0 {
             let closing = empty
                 .iter()
-                .filter(|to| g.closes_mill(us, to.index()))
+                .filter(|to| g.closes_mill_with::<LINES>(us, to.index()))
                 .count() as u64;
             // Only a placement can close two mills (see `MAX_MOVES`): under
             // captures=per-mill, where one may, the list tells.
@@ -605,12 +651,13 @@ impl Position {
             (u64::from(empty.count()), closing)
         } else {
             let (mut moves, mut closing) = (0, 0);
+            let flies = self.flies();
             for from in us {
                 let own = us ^ from.bit();
-                let targets = self.targets(from);
+                let targets = self.targets_in(g, empty, flies, from);
                 closing += targets
                     .iter()
-                    .filter(|to| g.closes_mill(own, to.index()))
+                    .filter(|to| g.closes_mill_with::<LINES>(own, to.index()))
                     .count() as u64;
                 moves += u64::from(targets.count());
             }
@@ -619,7 +666,8 @@ impl Position {
         if closing == 0 {
             return moves;
         }
-        let captures = u64::from(self.capturable().count().max(1));
+        let capturable = capturable_on(self.them(), self.rules.protection(), g);
+        let captures = u64::from(capturable.count().max(1));
         moves + closing * (captures - 1)
     }
 
@@ -816,8 +864,13 @@ impl Position {
 /// perft 4% of its instructions.
 #[inline(always)]
 pub fn capturable_of(them: Bitboard, rules: Rules) -> Bitboard {
-    let g = rules.geometry();
-    match rules.protection() {
+    capturable_on(them, rules.protection(), rules.geometry())
+}
+
+/// [`capturable_of`] under `protection` on board `g`.
+#[inline(always)]
+fn capturable_on(them: Bitboard, protection: Protection, g: &Geometry) -> Bitboard {
+    match protection {
         Protection::Standard => {
             let free = them & !g.in_mills(them);
             if free.is_empty() {

@@ -11,16 +11,28 @@
 //! first moves.
 
 use crate::eval::mill_points;
-use morris_engine::{Bitboard, Move, Point, Position};
+use morris_engine::{by_board, Bitboard, Move, Point, Position};
 
 /// Sort keys of moves, higher first.
 pub(crate) fn keys(pos: &Position, moves: &[Move], tt_move: Option<Move>, keys: &mut [u32]) {
+    by_board!(pos.rules().board(), keys_on(pos, moves, tt_move, keys));
+}
+
+/// [`keys`] on a board of `MILLS` mills and at most `LINES` lines through a point
+/// (see [`by_board!`]).
+fn keys_on<const MILLS: usize, const LINES: usize>(
+    pos: &Position,
+    moves: &[Move],
+    tt_move: Option<Move>,
+    keys: &mut [u32],
+) {
     let (us, them, empty) = (pos.us(), pos.them(), pos.empty());
     let g = pos.rules().geometry();
-    let threats = mill_points(g, them, empty);
+    let mills = g.mill_array::<MILLS>();
+    let threats = mill_points(&mills, them, empty);
     // Opponent pieces in an open two: taking one removes a threat.
     let mut their_twos = Bitboard::EMPTY;
-    for m in g.mills() {
+    for m in mills {
         if (m & them).count() == 2 && (m & empty).count() == 1 {
             their_twos |= m & them;
         }
@@ -34,7 +46,8 @@ pub(crate) fn keys(pos: &Position, moves: &[Move], tt_move: Option<Move>, keys: 
         let left = m.from().map_or(Bitboard::EMPTY, Point::bit);
         let (own, open) = (us & !left, empty | left);
         let (mut made, mut spoiled) = (0, 0);
-        for pair in g.lines_through(to) {
+        // An empty line (a point on fewer lines) has no open point and counts nothing.
+        for pair in g.lines_at::<LINES>(to) {
             if (pair & open).count() == 1 {
                 made += u32::from((pair & own).count() == 1);
                 spoiled += u32::from((pair & them).count() == 1);

@@ -21,7 +21,7 @@ use crate::score::{end_score, from_node, score_verdict, to_node, Verdict, INF, M
 use crate::strategy::Strategy;
 use crate::tablebase::{ClassInfo, Tablebases, TbScore};
 use crate::tt::{self, Bound, Entry, TableError, TranspositionTable};
-use morris_engine::{Color, Move, Position, Symmetry};
+use morris_engine::{Color, Move, MoveList, Position, Symmetry, MAX_MOVES};
 use morris_tablebase::{Tablebase, Wdl};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -179,6 +179,23 @@ struct Worker<'s> {
     stopped: bool,
     /// The first error met; it stops the search.
     failure: Option<SearchError>,
+    /// Move lists not in use, one for each ply searched so far.
+    spare: Vec<Box<Scratch>>,
+}
+
+/// A node's moves and their ordering keys.
+struct Scratch {
+    moves: MoveList,
+    keys: [u32; MAX_MOVES],
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            moves: MoveList::new(),
+            keys: [0; MAX_MOVES],
+        }
+    }
 }
 
 impl<'a> Searcher<'a> {
@@ -416,6 +433,7 @@ impl<'a> Searcher<'a> {
                 external_stop,
                 stopped: false,
                 failure: None,
+                spare: Vec::new(),
             };
             let r = worker.iterate(pos, limits, window, clock);
             // The first to finish answers; the others stop as soon as they see it, so
@@ -668,26 +686,30 @@ impl Worker<'_> {
                 }
             }
         }
-        let mut moves = pos.legal_moves();
+        // The moves and their keys go into spare lists of the worker (one a ply is
+        // out at a time): no list is cleared or copied at a node.
+        let mut scratch = self.spare.pop().unwrap_or_default();
+        let Scratch { moves, keys } = &mut *scratch;
+        pos.legal_moves_into(moves);
         if depth >= ETC_DEPTH {
-            if let Some((s, m, h)) = self.transposition_cutoff(pos, &moves, depth, beta, ply) {
+            if let Some((s, m, h)) = self.transposition_cutoff(pos, moves, depth, beta, ply) {
                 let entry = table_entry(s, ply, depth, Bound::Lower, h, Some(m), sym);
                 self.tt.store(tt_key, entry);
+                self.spare.push(scratch);
                 return (s, h);
             }
         }
-        let mut keys = [0u32; morris_engine::MAX_MOVES];
         let keys = &mut keys[..moves.len()];
-        ordering::keys(pos, &moves, tt_move, keys);
+        ordering::keys(pos, moves, tt_move, keys);
         if self.id > 0 && ply < 2 {
             let by = moves.len() * self.id / self.threads;
-            ordering::rotate(&mut moves, keys, by);
+            ordering::rotate(moves, keys, by);
         }
         let original_alpha = alpha;
         let (mut best, mut best_move, mut heuristic) = (-INF, None, false);
         self.path.push(key);
         for i in 0..moves.len() {
-            pick(&mut moves, keys, i);
+            pick(moves, keys, i);
             let m = moves[i];
             let child = pos.play_unchecked(m);
             let (s, h) = self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
@@ -708,6 +730,7 @@ impl Worker<'_> {
             }
         }
         self.path.pop();
+        self.spare.push(scratch);
         if !self.stopped {
             let bound = if best >= beta {
                 Bound::Lower

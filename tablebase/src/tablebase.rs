@@ -515,7 +515,7 @@ mod tests {
         }
         assert_eq!(
             seen.iter().filter(|&&s| s).count(),
-            Rules::TABLE_GAMES * (49 + 615)
+            Rules::table_games().count() * (49 + 615)
         );
     }
 

@@ -1,0 +1,109 @@
+//! The size of a whole game on a 24-point board (the nine or twelve board), sector by
+//! sector, for any number of pieces a side up to 12: positions up to the 16 symmetries,
+//! the working memory of each movement pair by the generator's model (4 bytes a
+//! position of the pair, 2 bytes a position of the sectors its captures reach) and the
+//! raw files' bytes (2 a position). It plans games the tables do not build yet, such
+//! as Twelve Men's Morris with 12 pieces a side.
+//!
+//! ```sh
+//! cargo run --release -p morris-tablebase --example game_sizes -- 12
+//! ```
+
+use morris_tablebase::index::orbit_count;
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn main() {
+    let pieces: usize = match std::env::args().nth(1).map(|a| a.parse()) {
+        None => 12,
+        Some(Ok(n)) if (3..=12).contains(&n) => n,
+        Some(_) => {
+            eprintln!("usage: game_sizes [PIECES]   (3 to 12 pieces a side; default 12)");
+            std::process::exit(2);
+        }
+    };
+    let size = |us: usize, them: usize| orbit_count(us, them);
+    println!("movement pairs, {pieces} pieces a side (positions up to symmetry)");
+    println!(
+        "{:>9} {:>16} {:>12} {:>12}",
+        "pair", "positions", "memory GiB", "raw GiB"
+    );
+    let (mut movement, mut largest) = (0u64, (0u64, String::new()));
+    for total in 6..=2 * pieces {
+        for a in 3..=pieces {
+            let b = total - a;
+            if b < a || b > pieces || a + b > 24 {
+                continue;
+            }
+            let pair = if a == b {
+                size(a, b)
+            } else {
+                size(a, b) + size(b, a)
+            };
+            // Captures lead to the sector of the opponent to move, one piece fewer.
+            let reached = |mover: usize, victim: usize| {
+                if victim > 3 {
+                    size(victim - 1, mover)
+                } else {
+                    0
+                }
+            };
+            let copies = if a == b {
+                reached(a, b)
+            } else {
+                reached(a, b) + reached(b, a)
+            };
+            let memory = (4 * pair + 2 * copies) as f64 / GIB;
+            let name = if a == b {
+                format!("{a}-{b}")
+            } else {
+                format!("{a}-{b}+{b}-{a}")
+            };
+            println!(
+                "{name:>9} {pair:>16} {memory:>12.2} {:>12.2}",
+                (2 * pair) as f64 / GIB
+            );
+            movement += pair;
+            if 4 * pair + 2 * copies > largest.0 {
+                largest = (4 * pair + 2 * copies, name);
+            }
+        }
+    }
+    // Placement sectors, as `PlacementSector::all` enumerates them for nine pieces:
+    // the side to move holds `us_hand` pieces, the opponent as many or one fewer.
+    println!();
+    println!("placement sectors by pieces in hand");
+    println!(
+        "{:>9} {:>16} {:>12} {:>12}",
+        "in hand", "positions", "sectors", "raw GiB"
+    );
+    let mut placement = 0u64;
+    for in_hand in 1..=2 * pieces {
+        let us_hand = in_hand.div_ceil(2);
+        let them_hand = in_hand / 2;
+        let (mut positions, mut sectors) = (0u64, 0usize);
+        for us in 0..=pieces - us_hand {
+            for them in 0..=pieces - them_hand {
+                let n = size(us, them);
+                if n > 0 {
+                    positions += n;
+                    sectors += 1;
+                }
+            }
+        }
+        println!(
+            "{in_hand:>9} {positions:>16} {sectors:>12} {:>12.2}",
+            (2 * positions) as f64 / GIB
+        );
+        placement += positions;
+    }
+    println!();
+    println!("movement: {movement} positions");
+    println!("placement: {placement} positions");
+    println!("total: {} positions", movement + placement);
+    println!(
+        "largest working set: {} ({:.2} GiB)",
+        largest.1,
+        largest.0 as f64 / GIB
+    );
+}
