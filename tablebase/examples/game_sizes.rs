@@ -78,6 +78,7 @@ fn main() {
         "in hand", "positions", "sectors", "raw GiB"
     );
     let mut placement = 0u64;
+    let mut largest_placement = (0u64, String::new(), 0u64);
     for in_hand in 1..=2 * pieces {
         let us_hand = in_hand.div_ceil(2);
         let them_hand = in_hand / 2;
@@ -88,6 +89,16 @@ fn main() {
                 if n > 0 {
                     positions += n;
                     sectors += 1;
+                    // The pass holds its output and the sectors one placement
+                    // reaches (the opponent to move: with and without a capture), 2
+                    // bytes a position each.
+                    let after =
+                        size(them, us + 1) + if them > 0 { size(them - 1, us + 1) } else { 0 };
+                    let memory = 2 * (n + after);
+                    if memory > largest_placement.0 {
+                        largest_placement =
+                            (memory, format!("{us}-{them}+{us_hand}-{them_hand}"), n);
+                    }
                 }
             }
         }
@@ -105,5 +116,11 @@ fn main() {
         "largest working set: {} ({:.2} GiB)",
         largest.1,
         largest.0 as f64 / GIB
+    );
+    println!(
+        "largest placement sector: {} ({} positions, {:.2} GiB with its successors)",
+        largest_placement.1,
+        largest_placement.2,
+        largest_placement.0 as f64 / GIB
     );
 }
