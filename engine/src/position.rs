@@ -552,9 +552,9 @@ impl Position {
         // addresses and tests the lines a point can lie on, two (three at the twelve
         // board's corners), as the constant tables of one board did.
         match self.rules.board() {
-            Board::Nine => self.moves_on::<2>(&NINE, list),
-            Board::Six => self.moves_on::<2>(&SIX, list),
-            Board::Twelve => self.moves_on::<3>(&TWELVE, list),
+            Board::Nine => self.moves_on::<{ Board::Nine.lines_through_max() }>(&NINE, list),
+            Board::Six => self.moves_on::<{ Board::Six.lines_through_max() }>(&SIX, list),
+            Board::Twelve => self.moves_on::<{ Board::Twelve.lines_through_max() }>(&TWELVE, list),
         }
     }
 
@@ -620,9 +620,9 @@ impl Position {
     pub fn count_legal_moves(&self) -> u64 {
         // Monomorphised per board, as `legal_moves_into`.
         match self.rules.board() {
-            Board::Nine => self.count_on::<2>(&NINE),
-            Board::Six => self.count_on::<2>(&SIX),
-            Board::Twelve => self.count_on::<3>(&TWELVE),
+            Board::Nine => self.count_on::<{ Board::Nine.lines_through_max() }>(&NINE),
+            Board::Six => self.count_on::<{ Board::Six.lines_through_max() }>(&SIX),
+            Board::Twelve => self.count_on::<{ Board::Twelve.lines_through_max() }>(&TWELVE),
         }
     }
 
