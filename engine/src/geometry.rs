@@ -52,21 +52,30 @@ impl Board {
         }
     }
 
-    /// The number of mills on the board: 16, 8 or 20.
+    /// The number of mills on the board (16, 8 or 20), as a constant: the
+    /// geometry's own count.
     pub const fn mill_count(self) -> usize {
-        match self {
-            Board::Nine => 16,
-            Board::Six => 8,
-            Board::Twelve => 20,
-        }
+        self.geometry().mill_count
     }
 
-    /// The most lines through one point: 2, or 3 on the twelve board's corners.
+    /// The most lines through one point (2, or 3 on the twelve board's corners), as
+    /// a constant: the lines of the geometry's partner tables that some point has.
     pub const fn lines_through_max(self) -> usize {
-        match self {
-            Board::Nine | Board::Six => 2,
-            Board::Twelve => 3,
+        let partners = &self.geometry().partners;
+        let mut lines = 0;
+        while lines < MAX_LINES_THROUGH {
+            let mut p = 0;
+            let mut used = false;
+            while p < POINT_COUNT {
+                used |= partners[lines][p] != NO_LINE;
+                p += 1;
+            }
+            if !used {
+                break;
+            }
+            lines += 1;
         }
+        lines
     }
 
     /// The board's tables.
@@ -528,6 +537,8 @@ mod tests {
             assert_eq!(g.board(), board);
             by_board!(board, arrays(g));
         }
+        let lines = Board::ALL.map(Board::lines_through_max);
+        assert_eq!(lines, [2, 2, 3]);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! ```
 
 use morris_tablebase::index::orbit_count;
+use morris_tablebase::PlacementSector;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -69,45 +70,39 @@ fn main() {
             }
         }
     }
-    // Placement sectors, as `PlacementSector::all` enumerates them for nine pieces:
-    // the side to move holds `us_hand` pieces, the opponent as many or one fewer.
+    // Placement sectors, counted as `PlacementSector::all` enumerates them.
     println!();
     println!("placement sectors by pieces in hand");
     println!(
         "{:>9} {:>16} {:>12} {:>12}",
         "in hand", "positions", "sectors", "raw GiB"
     );
-    let mut placement = 0u64;
+    // By pieces in hand: positions and sectors.
+    let mut by_hand = vec![(0u64, 0usize); 2 * pieces + 1];
     let mut largest_placement = (0u64, String::new(), 0u64);
-    for in_hand in 1..=2 * pieces {
-        let us_hand = in_hand.div_ceil(2);
-        let them_hand = in_hand / 2;
-        let (mut positions, mut sectors) = (0u64, 0usize);
-        for us in 0..=pieces - us_hand {
-            for them in 0..=pieces - them_hand {
-                let n = size(us, them);
-                if n > 0 {
-                    positions += n;
-                    sectors += 1;
-                    // The pass holds its output and the sectors one placement
-                    // reaches (the opponent to move: with and without a capture), 2
-                    // bytes a position each.
-                    let after =
-                        size(them, us + 1) + if them > 0 { size(them - 1, us + 1) } else { 0 };
-                    let memory = 2 * (n + after);
-                    if memory > largest_placement.0 {
-                        largest_placement =
-                            (memory, format!("{us}-{them}+{us_hand}-{them_hand}"), n);
-                    }
-                }
-            }
+    for (us, them, us_hand, them_hand) in PlacementSector::counts(pieces as u8) {
+        let (us, them) = (usize::from(us), usize::from(them));
+        let n = size(us, them);
+        if n == 0 {
+            continue;
         }
+        let row = &mut by_hand[usize::from(us_hand + them_hand)];
+        *row = (row.0 + n, row.1 + 1);
+        // The pass holds its output and the sectors one placement reaches (the
+        // opponent to move: with and without a capture), 2 bytes a position each.
+        let after = size(them, us + 1) + if them > 0 { size(them - 1, us + 1) } else { 0 };
+        let memory = 2 * (n + after);
+        if memory > largest_placement.0 {
+            largest_placement = (memory, format!("{us}-{them}+{us_hand}-{them_hand}"), n);
+        }
+    }
+    for (in_hand, &(positions, sectors)) in by_hand.iter().enumerate().skip(1) {
         println!(
             "{in_hand:>9} {positions:>16} {sectors:>12} {:>12.2}",
             (2 * positions) as f64 / GIB
         );
-        placement += positions;
     }
+    let placement: u64 = by_hand.iter().map(|row| row.0).sum();
     println!();
     println!("movement: {movement} positions");
     println!("placement: {placement} positions");

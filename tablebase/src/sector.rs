@@ -347,18 +347,24 @@ impl PlacementSector {
     /// before it. Includes the sectors in which a side holds fewer than three pieces
     /// on the board and in hand: it loses only when its hand is empty.
     pub fn all(max_pieces: u8) -> Vec<PlacementSector> {
-        let n = max_pieces.min(PIECES_PER_PLAYER);
-        let mut out = Vec::new();
-        for in_hand in 1..=2 * n {
-            let us_hand = in_hand.div_ceil(2);
-            let them_hand = in_hand / 2;
-            for us in 0..=n.saturating_sub(us_hand) {
-                for them in 0..=n.saturating_sub(them_hand) {
-                    out.extend(PlacementSector::new(us, them, us_hand, them_hand));
-                }
-            }
-        }
-        out
+        PlacementSector::counts(max_pieces.min(PIECES_PER_PLAYER))
+            .filter_map(|(us, them, us_hand, them_hand)| {
+                PlacementSector::new(us, them, us_hand, them_hand)
+            })
+            .collect()
+    }
+
+    /// The counts `(us, them, us_hand, them_hand)` of the placement positions of a
+    /// game of `pieces` a side, in the order of [`PlacementSector::all`]: the side to
+    /// move holds `us_hand` pieces and the opponent as many or one fewer. Any number
+    /// of pieces, also beyond what a sector holds (to plan the larger games).
+    pub fn counts(pieces: u8) -> impl Iterator<Item = (u8, u8, u8, u8)> {
+        (1..=2 * pieces).flat_map(move |in_hand| {
+            let (us_hand, them_hand) = (in_hand.div_ceil(2), in_hand / 2);
+            (0..=pieces - us_hand).flat_map(move |us| {
+                (0..=pieces - them_hand).map(move |them| (us, them, us_hand, them_hand))
+            })
+        })
     }
 }
 
