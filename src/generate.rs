@@ -96,7 +96,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = args.tb.path();
     let plan = driver::plan(&movement);
     let sectors = plan.len() + placement.len();
-    let per_variant = driver::positions(&plan) + placement.iter().map(|p| p.size()).sum::<u64>();
+    let board = rules.board();
+    let too_big = plan
+        .iter()
+        .map(|&s| SectorId::from(s))
+        .chain(placement.iter().map(|&p| p.into()));
+    if let Some(s) = too_big.into_iter().find(|s| s.size(board) == 0) {
+        anyhow::bail!(
+            "sector {s} does not fit on the {board} board ({} points): its tablebases hold at most {} pieces a side",
+            board.geometry().point_count(),
+            crate::tb::table_pieces(board)
+        );
+    }
+    let per_variant =
+        driver::positions(board, &plan) + placement.iter().map(|p| p.size(board)).sum::<u64>();
     let total = per_variant * games.len() as u64;
     let progress = Progress::new(total);
     progress.log(&format!(

@@ -5,9 +5,9 @@
 use crate::args::{InputError, PositionArgs};
 use crate::tb::TbDir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use morris_engine::{notation, Bitboard, Color, Position, Setup, Variant};
+use morris_engine::{notation, Bitboard, Board, Color, Position, Setup, Variant};
 use morris_tablebase::malom::{MalomFile, MalomSector, MalomValue, SectorValues, SECVAL_NAME};
-use morris_tablebase::{Sector, SectorId, SectorIndex, Tablebase, Value, Wdl};
+use morris_tablebase::{Sector, SectorId, Tablebase, Value, Wdl};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -437,8 +437,7 @@ fn compare_sector(
         tally.add(&pos, (value, class), (entry.value, settles), examples);
     }
     bar.finish_and_clear();
-    let (us, them) = ours.board();
-    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    let size = ours.size(Board::Nine);
     if tally.positions != size {
         anyhow::bail!(
             "{}: {} canonical positions, our sector {ours} has {size}: the two do not number the same positions",

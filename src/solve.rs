@@ -54,7 +54,8 @@ fn ensure_sectors(dir: &Path, rules: Rules, sector: Sector) -> anyhow::Result<()
             "generating the {rules} tablebase for sector {sector} into {} (once)",
             dir.display()
         );
-        let progress = Progress::on_stderr(driver::positions(&driver::plan(&[sector])));
+        let progress =
+            Progress::on_stderr(driver::positions(rules.board(), &driver::plan(&[sector])));
         driver::generate_into(dir, rules, &[sector], &progress)?;
         progress.finish();
     }

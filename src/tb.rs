@@ -262,30 +262,21 @@ impl Variants {
     /// of `--variant`.
     ///
     /// # Errors
-    /// [`InputError`] for a bad spec, or one of a board whose tables are not built
-    /// (the six board).
+    /// [`InputError`] for a bad spec.
     pub fn with_rules(self, rules: Option<&str>) -> Result<Vec<Rules>, InputError> {
         let Some(spec) = rules else {
             return Ok(self.list());
         };
         let rules = Rules::parse(spec).map_err(|e| InputError(e.to_string()))?;
-        check_table_board(rules)?;
         Ok(vec![rules.tables()])
     }
 }
 
-/// Refuse the rules of a board without tables: the six board, whose 16 points the
-/// tables' index does not number yet (every command that searches plays on it).
-///
-/// # Errors
-/// [`InputError`] naming the board.
-pub fn check_table_board(rules: Rules) -> Result<(), InputError> {
-    if rules.board() == Board::Six {
-        return Err(InputError(format!(
-            "rules {rules}: tablebases of the six board are not built (the index numbers the 24 points of the nine and twelve boards); solve, analyze, play and match search it without tables"
-        )));
-    }
-    Ok(())
+/// The most pieces a side the tables of a board hold: nine, or on the six board eight
+/// (both sides' pieces must fit on its 16 points).
+pub fn table_pieces(board: Board) -> u8 {
+    let fit = board.geometry().point_count() / 2;
+    MAX_TABLE_PIECES.min(fit as u8)
 }
 
 /// The pieces a side of the game `generate` builds: `--max-pieces` if given, else the
@@ -295,20 +286,25 @@ pub fn check_table_board(rules: Rules) -> Result<(), InputError> {
 /// [`InputError`] when the rules have more pieces than the tables hold and no
 /// `--max-pieces` says which smaller game to build.
 pub fn game_pieces(rules: Option<&str>, max_pieces: Option<u8>) -> Result<u8, InputError> {
-    if let Some(n) = max_pieces {
-        return Ok(n);
-    }
     let Some(spec) = rules else {
-        return Ok(MAX_TABLE_PIECES);
+        return Ok(max_pieces.unwrap_or(MAX_TABLE_PIECES));
     };
     let rules = Rules::parse(spec).map_err(|e| InputError(e.to_string()))?;
-    if rules.pieces() > MAX_TABLE_PIECES {
-        return Err(InputError(format!(
-            "rules {rules}: the game has {} pieces a side and tablebases hold at most {MAX_TABLE_PIECES}: give --max-pieces N (3 to {MAX_TABLE_PIECES}) for the game of N",
-            rules.pieces()
-        )));
+    let most = table_pieces(rules.board());
+    match max_pieces {
+        Some(n) if n > most => Err(InputError(format!(
+            "--max-pieces {n}: the {} board's tablebases hold at most {most} pieces a side (both sides must fit on its {} points)",
+            rules.board(),
+            rules.board().geometry().point_count()
+        ))),
+        Some(n) => Ok(n),
+        None if rules.pieces() > most => Err(InputError(format!(
+            "rules {rules}: the game has {} pieces a side and tablebases of the {} board hold at most {most}: give --max-pieces N (3 to {most}) for the game of N",
+            rules.pieces(),
+            rules.board()
+        ))),
+        None => Ok(rules.pieces()),
     }
-    Ok(rules.pieces())
 }
 
 impl From<VariantArg> for Variants {

@@ -14,7 +14,7 @@ use morris_engine::Rules;
 use morris_tablebase::compact::{CompactFile, CompactTable, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
-use morris_tablebase::{FileError, SectorFile, SectorIndex};
+use morris_tablebase::{FileError, SectorFile};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Instant;
@@ -189,8 +189,7 @@ fn full_check(
     own: Source<'_>,
     full: &mut Full,
 ) -> bool {
-    let (us, them) = sector.board();
-    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    let size = sector.size(variant.board());
     let what = format!("{variant} {sector}{}", label(own));
     let bar = ProgressBar::new(size).with_message(what.clone());
     bar.set_style(

@@ -11,6 +11,8 @@
 //! winning position; a pair worth less: the least set from which it can force such a
 //! departure), and a placement position's class by plain recursion.
 
+use morris_engine::Board;
+
 use morris_builder::classes::{self, ClassError, Store};
 use morris_builder::driver::generate_game_into;
 use morris_builder::Silent;
@@ -29,7 +31,8 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn movement_position(variant: Variant, sector: Sector, i: u64) -> Position {
-    let (us, them) = SectorIndex::get(sector.us.into(), sector.them.into()).position(i);
+    let (us, them) =
+        SectorIndex::get(Board::Nine, sector.us.into(), sector.them.into()).position(i);
     let setup = Setup {
         pieces: [us, them],
         hand: [0, 0],
@@ -45,7 +48,7 @@ fn is_draw(tb: &Tablebase, pos: &Position) -> bool {
 /// The stay class of `X-Y`, from the values themselves (not the headers' counts).
 fn stay(tb: &Tablebase, variant: Variant, s: Sector) -> i8 {
     let score = |sector: Sector| -> (f64, f64) {
-        let index = SectorIndex::get(sector.us.into(), sector.them.into());
+        let index = SectorIndex::get(Board::Nine, sector.us.into(), sector.them.into());
         let mut points = 0.0;
         for i in 0..index.size() {
             let pos = movement_position(variant, sector, i);
@@ -74,7 +77,7 @@ fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> HashMap<(Sector
     let mut id: HashMap<(Sector, u64, bool), usize> = HashMap::new();
     let mut nodes: Vec<(Sector, u64, bool)> = Vec::new();
     for &s in &sectors {
-        let index = SectorIndex::get(s.us.into(), s.them.into());
+        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
         for i in 0..index.size() {
             if is_draw(tb, &movement_position(variant, s, i)) {
                 for p in [true, false] {
@@ -95,7 +98,8 @@ fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> HashMap<(Sector
                     continue;
                 }
                 let t = Sector::new(next.us().count() as u8, next.them().count() as u8).unwrap();
-                let j = SectorIndex::get(t.us.into(), t.them.into()).index(next.us(), next.them());
+                let j = SectorIndex::get(Board::Nine, t.us.into(), t.them.into())
+                    .index(next.us(), next.them());
                 out.push(id[&(t, j, !p)]);
             }
             out
@@ -178,7 +182,7 @@ fn oracle_placement(
         movement: &HashMap<(Sector, u64), i8>,
         memo: &mut HashMap<(PlacementSector, u64), i8>,
     ) -> i8 {
-        let index_of = |us, them| SectorIndex::get(us, them);
+        let index_of = |us, them| SectorIndex::get(Board::Nine, us, them);
         if let Some(p) = PlacementSector::of(pos) {
             let i = index_of(p.us.into(), p.them.into()).index(pos.us(), pos.them());
             if let Some(&c) = memo.get(&(p, i)) {
@@ -201,7 +205,7 @@ fn oracle_placement(
     }
     let mut memo = HashMap::new();
     for p in PlacementSector::all(max) {
-        let index = SectorIndex::get(p.us.into(), p.them.into());
+        let index = SectorIndex::get(Board::Nine, p.us.into(), p.them.into());
         for i in 0..index.size() {
             let (us, them) = index.position(i);
             let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
@@ -242,7 +246,7 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
     let mut compared = 0u64;
     let mut settled_elsewhere = 0u64;
     for &s in &movement {
-        let index = SectorIndex::get(s.us.into(), s.them.into());
+        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
         let stay = classes::stay_of(&tb, variant, s).unwrap();
         for i in 0..index.size() {
             let pos = movement_position(variant, s, i);
@@ -274,7 +278,7 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
         );
     }
     for &p in &placement {
-        let index = SectorIndex::get(p.us.into(), p.them.into());
+        let index = SectorIndex::get(Board::Nine, p.us.into(), p.them.into());
         for i in 0..index.size() {
             let (us, them) = index.position(i);
             let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
@@ -355,7 +359,7 @@ fn game_with_classes(name: &str) -> (PathBuf, Vec<Sector>) {
 }
 
 fn first_draw(tb: &Tablebase, s: Sector) -> Position {
-    let index = SectorIndex::get(s.us.into(), s.them.into());
+    let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
     (0..index.size())
         .map(|i| movement_position(Variant::Standard, s, i))
         .find(|p| is_draw(tb, p))
@@ -386,7 +390,7 @@ fn damaged_class_files_are_named_and_rebuilt() {
     )
     .unwrap()
     .header();
-    let index = SectorIndex::get(4, 4).index(pos.us(), pos.them());
+    let index = SectorIndex::get(Board::Nine, 4, 4).index(pos.us(), pos.them());
     assert!(
         index < 1 << header.block_log2,
         "the position is in the first block"

@@ -7,6 +7,8 @@
 
 mod common;
 
+use morris_engine::Board;
+
 use common::morris;
 use morris_engine::{Position, Rules};
 use morris_tablebase::{OpenOptions, PlacementSector, SectorId, SectorIndex, Tablebase, Wdl};
@@ -103,7 +105,7 @@ fn per_mill_tables_win_by_double_captures() {
     let open = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
     let per_mill = Rules::parse(spec).expect("a spec");
     let p: PlacementSector = sector.parse().expect("a sector");
-    let index = SectorIndex::get(usize::from(p.us), usize::from(p.them));
+    let index = SectorIndex::get(Board::Nine, usize::from(p.us), usize::from(p.them));
     let (mut wins, mut doubles) = (0, 0);
     for b in 0..index.blocks() {
         for (_, us, them) in index.block_positions(b) {

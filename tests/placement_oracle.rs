@@ -18,6 +18,8 @@
 
 mod movement_oracle;
 
+use morris_engine::Board;
+
 use morris_builder::placement::solve_game;
 use morris_builder::Silent;
 use morris_engine::{Bitboard, Color, Outcome, Position, Setup, Variant};
@@ -189,7 +191,11 @@ fn check_game(variant: Variant, max: u8) {
     let mut entries = 0u64;
     let mut wrong = Vec::new();
     for (sector, values) in &game {
-        let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+        let index = SectorIndex::get(
+            Board::Nine,
+            usize::from(sector.us),
+            usize::from(sector.them),
+        );
         assert_eq!(values.len() as u64, index.size(), "{sector}");
         for (i, &raw) in values.iter().enumerate() {
             let (us, them) = index.position(i as u64);
@@ -225,7 +231,11 @@ fn check_game(variant: Variant, max: u8) {
             .iter()
             .find(|(s, _)| *s == sector)
             .unwrap_or_else(|| panic!("{sector} belongs to the game"));
-        let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+        let index = SectorIndex::get(
+            Board::Nine,
+            usize::from(sector.us),
+            usize::from(sector.them),
+        );
         let theirs = Naive::of(Value(values[index.index(pos.us(), pos.them()) as usize]));
         if mine != theirs {
             wrong.push(format!(

@@ -5,6 +5,8 @@
 
 mod common;
 
+use morris_engine::Board;
+
 use common::Rng;
 use morris_engine::{Position, Variant};
 use morris_solver::{Limits, Provenance, Searcher};
@@ -14,7 +16,8 @@ use std::path::Path;
 /// The game's position of entry `i` of placement sector `s`, in the colours a game
 /// gives it.
 fn position(variant: Variant, s: PlacementSector, i: u64) -> Position {
-    let (us, them) = SectorIndex::get(usize::from(s.us), usize::from(s.them)).position(i);
+    let (us, them) =
+        SectorIndex::get(Board::Nine, usize::from(s.us), usize::from(s.them)).position(i);
     let setup = s.game_setup(us, them);
     Position::from_setup(&setup, variant).expect("a sector entry is a position")
 }
@@ -65,7 +68,7 @@ fn compare(max: u8, hands: u8, near: usize, far: usize, at_least: usize) {
                 far
             };
             for _ in 0..samples {
-                let i = rng.next() % sector.size();
+                let i = rng.next() % sector.size(Board::Nine);
                 let pos = position(variant, sector, i);
                 let stored = tables
                     .value(&pos)

@@ -8,6 +8,8 @@
 
 mod common;
 
+use morris_engine::Board;
+
 use common::Rng;
 use morris_builder::{driver, verify::to_position, Observer, Reporter};
 use morris_engine::{Bitboard, Color, Move, Outcome, Point, Position, Setup, Variant};
@@ -120,7 +122,7 @@ fn positions_with(
     keep: impl Fn(Value) -> bool,
 ) -> Vec<Position> {
     let values = tablebase().file(variant, sector).unwrap().values().unwrap();
-    let index = SectorIndex::get(sector.us as usize, sector.them as usize);
+    let index = SectorIndex::get(Board::Nine, sector.us as usize, sector.them as usize);
     let all: Vec<u64> = (0..values.len() as u64)
         .filter(|&i| keep(Value(values[i as usize])))
         .collect();
@@ -203,7 +205,7 @@ fn search_without_tablebases_agrees_with_them_where_it_proves_a_result() {
                 (Variant::Standard, 3, 4) => 5,
                 _ => 7,
             };
-            let index = SectorIndex::get(sector.us as usize, sector.them as usize);
+            let index = SectorIndex::get(Board::Nine, sector.us as usize, sector.them as usize);
             let mut sample: Vec<Position> = spread(index.size(), 30, u64::from(d))
                 .into_iter()
                 .map(|i| {

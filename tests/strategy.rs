@@ -6,6 +6,8 @@
 //! the game has already seen. The shares are counted here from the values alone,
 //! apart from the strategy's code.
 
+use morris_engine::Board;
+
 use morris_builder::classes;
 use morris_builder::driver::generate_game_into;
 use morris_builder::Silent;
@@ -199,7 +201,7 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
     }
     // And of the movement sectors, spread over their indices.
     for (us, them) in [(3, 4), (4, 3), (4, 4), (3, 3)] {
-        let index = SectorIndex::get(us, them);
+        let index = SectorIndex::get(Board::Nine, us, them);
         for i in (0..index.size()).step_by(1009) {
             let (u, t) = index.position(i);
             let setup = Setup {

@@ -6,6 +6,8 @@
 
 mod common;
 
+use morris_engine::Board;
+
 use common::{command, text, BIN, FAILURE};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -185,7 +187,7 @@ const ENTRIES_3_4: usize = 760_398;
 fn probed_entry() -> usize {
     let pos = morris_engine::notation::parse_position(FEN_3_4, morris_engine::Variant::Standard)
         .expect("a position");
-    let index = morris_tablebase::SectorIndex::get(3, 4).index(pos.us(), pos.them());
+    let index = morris_tablebase::SectorIndex::get(Board::Nine, 3, 4).index(pos.us(), pos.them());
     128 + index as usize
 }
 

@@ -71,7 +71,7 @@ fn compare(oracle: &Oracle, tb: &Tablebase, a: usize, b: usize) {
 fn compare_values(oracle: &Oracle, sector: Sector, stored: &[u16], tb: Option<&Tablebase>) {
     let g = &oracle.g;
     let (a, b) = (usize::from(sector.us), usize::from(sector.them));
-    let index = SectorIndex::get(a, b);
+    let index = SectorIndex::get(Board::Nine, a, b);
     let table = oracle.table(a, b);
     let checked = AtomicU64::new(0);
     let wrong = AtomicU64::new(0);
@@ -301,7 +301,7 @@ fn oracle_reproduces_the_published_standard_3_3_counts() {
         counts.into_inner().unwrap_or_else(|e| e.into_inner());
     assert_eq!((wins, losses, draws), (140_621, 28_736, 269));
     assert_eq!(longest_loss, 26);
-    assert_eq!(orbits, SectorIndex::get(3, 3).size());
+    assert_eq!(orbits, SectorIndex::get(Board::Nine, 3, 3).size());
 }
 
 /// The generator's parallel propagation must not depend on how its threads

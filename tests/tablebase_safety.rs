@@ -9,6 +9,8 @@
 
 mod common;
 
+use morris_engine::Board;
+
 use common::{command, text, BIN, FAILURE};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -142,7 +144,7 @@ fn a_flipped_bit_anywhere_is_an_error_naming_the_file() {
 fn probed_3_4() -> (usize, usize) {
     let pos = morris_engine::notation::parse_position(FEN_3_4, morris_engine::Variant::Standard)
         .expect("a position");
-    let index = morris_tablebase::SectorIndex::get(3, 4);
+    let index = morris_tablebase::SectorIndex::get(Board::Nine, 3, 4);
     (
         index.size() as usize,
         index.index(pos.us(), pos.them()) as usize,

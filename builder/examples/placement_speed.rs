@@ -6,6 +6,8 @@
 //! THREADS=1,2 cargo run --release -p morris-builder --example placement_speed -- 4-5+1-0
 //! ```
 
+use morris_engine::Board;
+
 use morris_builder::{solve_placement, Silent};
 use morris_engine::Variant;
 use morris_tablebase::{PlacementSector, SectorIndex, SuccessorSector, Value};
@@ -29,11 +31,15 @@ fn main() -> Result<(), Box<dyn Error>> {
                     SuccessorSector::Placement(p) => (p.us, p.them),
                     SuccessorSector::Movement(m) => (m.us, m.them),
                 };
-                let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+                let size = SectorIndex::get(Board::Nine, usize::from(us), usize::from(them)).size();
                 (next, vec![Value::loss(0).0; size as usize])
             })
             .collect();
-        let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+        let index = SectorIndex::get(
+            Board::Nine,
+            usize::from(sector.us),
+            usize::from(sector.them),
+        );
         println!(
             "{sector}: {} positions, indices built in {:.1} s",
             index.size(),

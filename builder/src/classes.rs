@@ -236,10 +236,9 @@ impl<'a> Reached<'a> {
         rules: Rules,
         sector: SectorId,
     ) -> Result<Reached<'a>, ClassError> {
-        let (us, them) = sector.board();
         Ok(Reached {
             sector,
-            index: SectorIndex::get(usize::from(us), usize::from(them)),
+            index: sector.index(rules.board()),
             values: values(tb, store, rules, sector)?,
             classes: Arc::clone(
                 store
@@ -745,7 +744,7 @@ pub fn movement_pair(
     let rules: Rules = rules.into();
     let symmetric = a == a.swapped();
     let sectors = [a, a.swapped()];
-    let index = sectors.map(|s| SectorIndex::get(usize::from(s.us), usize::from(s.them)));
+    let index = sectors.map(|s| SectorId::from(s).index(rules.board()));
     let n = index[0].size() as usize;
     if 2 * n as u64 >= u64::from(u32::MAX) {
         return Err(inconsistent(a, "too many positions for this computation"));
@@ -847,8 +846,8 @@ pub fn placement_sector(
     sector: PlacementSector,
 ) -> Result<Vec<u16>, ClassError> {
     let rules: Rules = rules.into();
-    let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
     let id = SectorId::Placement(sector);
+    let index = id.index(rules.board());
     let own = values(tb, store, rules, id)?;
     let reached: Vec<Reached> = sector
         .successors(rules)

@@ -106,6 +106,7 @@ pub fn convert_file(
 mod tests {
     use super::*;
     use crate::write::tests::sample;
+    use morris_engine::Board;
     use morris_tablebase::file::HEADER_LEN;
     use morris_tablebase::index::orbit_count;
     use morris_tablebase::{Sector, SectorFile, SectorStats};
@@ -149,7 +150,7 @@ mod tests {
         let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
         for sector in [m, p] {
             let (us, them) = sector.board();
-            let n = orbit_count(usize::from(us), usize::from(them));
+            let n = orbit_count(Board::Nine, usize::from(us), usize::from(them));
             assert!(n > 3 * BLOCK as u64, "{sector}: {n}");
             let mut values = sample(n);
             if matches!(sector, SectorId::Movement(_)) {
@@ -175,7 +176,7 @@ mod tests {
             );
         }
         // A damaged old file is refused whole and kept as it was; nothing is left over.
-        let values = sample(orbit_count(3, 3));
+        let values = sample(orbit_count(Board::Nine, 3, 3));
         let p = SectorId::Placement("3-3+3-3".parse().expect("a sector"));
         let path = write_old(dir.path(), Rules::NO_FLYING, p, &values);
         let mut bytes = std::fs::read(&path).expect("read");

@@ -18,10 +18,9 @@ use crate::pack::{default_level, pack_sector, packed_from};
 use crate::placement::{solve_placement, PlacementError};
 use crate::progress::{Observer, Silent};
 use crate::write::write_sector;
-use morris_engine::{Rules, PIECES_PER_PLAYER};
+use morris_engine::{Board, Rules, PIECES_PER_PLAYER};
 use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, Kind};
 use morris_tablebase::file::{file_name, FileError, SectorFile};
-use morris_tablebase::index::orbit_count;
 use morris_tablebase::tablebase::table_names;
 use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, SuccessorSector};
 use std::collections::{HashMap, HashSet};
@@ -122,12 +121,9 @@ pub fn is_finished(dir: &Path, rules: impl Into<Rules>, targets: &[Sector]) -> b
         .all(|s| finished(dir, rules, s).is_ok())
 }
 
-/// Number of positions (up to symmetry) in these sectors.
-pub fn positions(sectors: &[Sector]) -> u64 {
-    sectors
-        .iter()
-        .map(|s| orbit_count(s.us as usize, s.them as usize))
-        .sum()
+/// Number of positions (up to symmetry) in these sectors on `board`.
+pub fn positions(board: Board, sectors: &[Sector]) -> u64 {
+    sectors.iter().map(|&s| SectorId::from(s).size(board)).sum()
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), in bytes.
@@ -591,7 +587,7 @@ fn placement_into(
         for next in sector.successors(run.rules) {
             deps.push((next, run.decoded(next.into())?));
         }
-        reporter.pair_started(rules, &[sector.into()], sector.size());
+        reporter.pair_started(rules, &[sector.into()], sector.size(rules.board()));
         reset_peak_memory();
         let clock = Instant::now();
         let lookup =
@@ -687,7 +683,7 @@ fn movement_into(
             deps.insert(t, run.decoded(t.into())?);
         }
         let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
-        reporter.pair_started(rules, &ids, positions(&pair));
+        reporter.pair_started(rules, &ids, positions(rules.board(), &pair));
         reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(

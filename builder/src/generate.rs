@@ -244,10 +244,11 @@ pub fn solve_pair<'a>(
     } else {
         sector.swapped()
     };
-    let work = SectorIndex::get(major.us as usize, major.them as usize);
+    let board = rules.board();
+    let work = SectorIndex::get(board, major.us as usize, major.them as usize);
     let mut sides = Vec::new();
     for &s in &sectors {
-        let index = SectorIndex::get(s.us as usize, s.them as usize);
+        let index = SectorIndex::get(board, s.us as usize, s.them as usize);
         let capture = match s.after_capture() {
             None => None,
             Some(t) => {
@@ -255,7 +256,7 @@ pub fn solve_pair<'a>(
                     sector: s,
                     needed: t,
                 })?;
-                let tindex = SectorIndex::get(t.us as usize, t.them as usize);
+                let tindex = SectorIndex::get(board, t.us as usize, t.them as usize);
                 if values.len() as u64 != tindex.size() {
                     return Err(GenerateError::WrongSize(t, values.len(), tindex.size()));
                 }
@@ -835,6 +836,7 @@ impl Generator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use morris_engine::Board;
 
     /// A distance beyond the working encoding is an error naming the sector, never a
     /// wrapped value: 3-4 solved over a 3-3 whose every position is "lost in 32764".
@@ -842,7 +844,7 @@ mod tests {
     fn a_distance_beyond_the_encoding_is_an_error() {
         let three = Sector::new(3, 3).expect("a sector");
         let four = Sector::new(3, 4).expect("a sector");
-        let size = SectorIndex::get(3, 3).size() as usize;
+        let size = SectorIndex::get(Board::Nine, 3, 3).size() as usize;
         let far_losses = vec![Value::decided(32_764).0; size];
         let captured = |s: Sector| (s == three).then_some(far_losses.as_slice());
         let err = solve_pair(Rules::STANDARD, four, &captured, &Silent).map(|_| ());

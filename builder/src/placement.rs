@@ -434,7 +434,7 @@ pub fn solve_placement<'a>(
             needed: next,
         })?;
         let (us, them) = next.board();
-        let index = SectorIndex::get(us, them);
+        let index = SectorIndex::get(rules.board(), us, them);
         if values.len() as u64 != index.size() {
             return Err(PlacementError::WrongSize(next, values.len(), index.size()));
         }
@@ -453,8 +453,8 @@ pub fn solve_placement<'a>(
             && rules.board() == Board::Nine,
     };
     let (us, them) = (usize::from(sector.us), usize::from(sector.them));
-    let index = SectorIndex::get(us, them);
-    let order = SectorIndex::get(them, us);
+    let index = SectorIndex::get(rules.board(), us, them);
+    let order = SectorIndex::get(rules.board(), them, us);
     let n = index.size();
     let memory = || PlacementError::Memory(n, sector);
     let len = usize::try_from(n).map_err(|_| memory())?;
@@ -593,7 +593,7 @@ mod tests {
         let game = solve_game(Rules::NO_FLYING, 3, &lookup, &Silent).expect("solved");
         let value = |s: &str, us: &str, them: &str| {
             let s = sector(s);
-            let index = SectorIndex::get(usize::from(s.us), usize::from(s.them));
+            let index = SectorIndex::get(Board::Nine, usize::from(s.us), usize::from(s.them));
             Value(find(&game, &s.to_string())[index.index(board(us), board(them)) as usize])
         };
         // Black places g7, takes a piece: White is left two with an empty hand.
@@ -625,8 +625,8 @@ mod tests {
         // the capturing one with draws.
         let s = sector("2-2+1-1");
         let next = sector("2-3+1-0");
-        let quiet = vec![0x8000u16; next.size() as usize];
-        let capture = vec![0u16; sector("1-3+1-0").size() as usize];
+        let quiet = vec![0x8000u16; next.size(Board::Nine) as usize];
+        let capture = vec![0u16; sector("1-3+1-0").size(Board::Nine) as usize];
         let lookup = |s: SuccessorSector| match s {
             SuccessorSector::Placement(p) if p == next => Some(quiet.as_slice()),
             _ => Some(capture.as_slice()),

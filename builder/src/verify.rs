@@ -210,11 +210,12 @@ pub fn verify_sector<'a>(
         None => None,
     };
     let swapped = swapped.values();
-    let index = SectorIndex::get(sector.us as usize, sector.them as usize);
-    let swapped_index = SectorIndex::get(sector.them as usize, sector.us as usize);
+    let board = rules.board();
+    let index = SectorId::from(sector).index(board);
+    let swapped_index = SectorId::from(sector.swapped()).index(board);
     let capture_index = capture
         .as_ref()
-        .map(|(t, v)| (SectorIndex::get(t.us as usize, t.them as usize), v.values()));
+        .map(|(t, v)| (SectorId::from(*t).index(board), v.values()));
     // Set when the index hands out something no sector holds: the check then fails
     // as a whole instead of counting made-up values.
     let impossible = std::sync::Mutex::new(None::<String>);
@@ -372,7 +373,7 @@ pub fn verify_placement<'a>(
 ) -> Result<Mismatches, VerifyError> {
     let rules: Rules = rules.into();
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
-    let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+    let index = SectorId::from(sector).index(rules.board());
     if own.len() as u64 != index.size() {
         return Err(VerifyError::Inconsistent(format!(
             "sector {sector} has {} entries, expected {}",
@@ -387,7 +388,11 @@ pub fn verify_placement<'a>(
     // positions then lie close together in their sectors, which matters when those
     // are read from files through the page cache; the stored values are read at
     // random instead, one a position.
-    let order = SectorIndex::get(usize::from(sector.them), usize::from(sector.us));
+    let order = SectorIndex::get(
+        rules.board(),
+        usize::from(sector.them),
+        usize::from(sector.us),
+    );
     const CHUNK: u64 = 1 << 14;
     order
         .pieces(CHUNK)
@@ -426,8 +431,7 @@ pub fn verify_placement<'a>(
                     Some(entry) => entry,
                     None => {
                         let v = values(id).ok_or(VerifyError::MissingSector(id))?;
-                        let (us, them) = id.board();
-                        let ix = SectorIndex::get(usize::from(us), usize::from(them));
+                        let ix = id.index(rules.board());
                         seen[k].get_or_init(|| (id, v, ix))
                     }
                 };

@@ -152,6 +152,7 @@ pub(crate) fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()>
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use morris_engine::Board;
     use morris_tablebase::index::orbit_count;
     use morris_tablebase::{Mapper, PlacementSector, Sector, SectorFile};
 
@@ -167,7 +168,7 @@ pub(crate) mod tests {
     fn a_placement_file_round_trips_and_refuses_what_one_byte_cannot_hold() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let p: PlacementSector = "2-1+1-1".parse().expect("a sector");
-        let n = p.size() as usize;
+        let n = p.size(Board::Nine) as usize;
         let values: Vec<u16> = (0..n)
             .map(|i| {
                 [
@@ -228,7 +229,7 @@ pub(crate) mod tests {
     fn each_damage_to_a_placement_file_is_refused() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let p: PlacementSector = "2-2+2-1".parse().expect("a sector");
-        let values: Vec<u16> = (0..p.size()).map(|i| (i % 3) as u16).collect();
+        let values: Vec<u16> = (0..p.size(Board::Nine)).map(|i| (i % 3) as u16).collect();
         write_sector(dir.path(), Rules::NO_FLYING, p, &values).expect("written");
         let path = dir.path().join(file_name(Rules::NO_FLYING, p));
         let good = std::fs::read(&path).expect("read");
@@ -368,7 +369,7 @@ pub(crate) mod tests {
     fn a_damaged_block_fails_only_the_reads_it_holds() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let sector = Sector::new(4, 3).expect("a sector");
-        let n = orbit_count(4, 3);
+        let n = orbit_count(Board::Nine, 4, 3);
         let values: Vec<u16> = sample(n).iter().map(|v| v & 0x7FFF).collect();
         write_sector(dir.path(), Rules::STANDARD, sector, &values).expect("written");
         let path = dir.path().join("standard-4-3.tb");

@@ -2,6 +2,8 @@
 //! answer's value, the most plies it can take, and the file that answered, raw or
 //! compact, movement or placement.
 
+use morris_engine::Board;
+
 use morris_builder::pack::pack_sector;
 use morris_builder::placement::solve_game;
 use morris_builder::write::write_sector;
@@ -39,7 +41,11 @@ fn probe_answers_placement_positions_as_solved() {
     let mut probed = 0;
     for (sector, values) in &game {
         let file = dir.path().join(file_name(variant, *sector));
-        let index = SectorIndex::get(usize::from(sector.us), usize::from(sector.them));
+        let index = SectorIndex::get(
+            Board::Nine,
+            usize::from(sector.us),
+            usize::from(sector.them),
+        );
         for (i, &raw) in values.iter().enumerate() {
             let (us, them) = index.position(i as u64);
             let setup = sector.game_setup(us, them);
@@ -82,7 +88,7 @@ fn the_answer_names_the_file_and_bounds_a_value_without_distance() {
         pack_sector(&raw, dtm_dir.path(), kind, 3).expect("packed");
         pack_sector(&raw, raw_dir.path(), kind, 3).expect("packed");
     }
-    let index = SectorIndex::get(3, 3);
+    let index = SectorIndex::get(Board::Nine, 3, 3);
     let [win, loss, draw] = [Wdl::Win, Wdl::Loss, Wdl::Draw].map(|wdl| {
         values
             .iter()

@@ -43,6 +43,15 @@ impl Board {
         self as usize
     }
 
+    /// Pieces a side in the board's own game: nine, six or twelve.
+    pub const fn preset_pieces(self) -> u8 {
+        match self {
+            Board::Nine => 9,
+            Board::Six => 6,
+            Board::Twelve => 12,
+        }
+    }
+
     /// `"nine"`, `"six"` or `"twelve"`, as the rule spec writes it.
     pub const fn name(self) -> &'static str {
         match self {

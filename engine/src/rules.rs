@@ -359,9 +359,14 @@ impl Rules {
     /// The rules as tablebases know them. A table holds positions, and a position's
     /// value does not depend on how many pieces its game started with (only on the
     /// board, the hands and the rules of play), so every piece count shares the tables
-    /// of nine: `standard,pieces=5` reads the Standard files.
+    /// of the board's preset (nine pieces on the nine board, six and twelve on the
+    /// others): `standard,pieces=5` reads the Standard files, `six-mens,pieces=5` the
+    /// Six Men's Morris files.
     pub const fn tables(self) -> Rules {
-        Rules { pieces: 9, ..self }
+        Rules {
+            pieces: self.board.preset_pieces(),
+            ..self
+        }
     }
 
     /// The number of the table game, below [`Rules::TABLE_GAMES`]: 0 for Standard and 1
@@ -372,7 +377,7 @@ impl Rules {
 
     /// The table game of number `n` ([`Rules::table_index`]), if there is one.
     pub fn from_table_index(n: usize) -> Option<Rules> {
-        Rules::all().find(|r| r.pieces == 9 && r.table_index() == n)
+        Rules::all().find(|r| r.pieces == r.board.preset_pieces() && r.table_index() == n)
     }
 
     /// The name of the table game in file names: `standard` and `no-flying` for the

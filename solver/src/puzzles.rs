@@ -4,8 +4,8 @@
 
 use crate::review::outcome;
 use crate::strategy::Rng;
-use morris_engine::{Move, Position, Variant, Wdl};
-use morris_tablebase::{FileError, Sector, SectorId, SectorIndex, Tablebase};
+use morris_engine::{Move, Position, Rules, Variant, Wdl};
+use morris_tablebase::{FileError, Sector, SectorId, Tablebase};
 
 /// The endgames players practise most, offered by default (pieces of the side to
 /// move first).
@@ -68,8 +68,7 @@ pub struct Search {
 
 /// The position of entry `i` of a sector, in the colours a game gives it.
 fn position(variant: Variant, sector: SectorId, i: u64) -> Option<Position> {
-    let (us, them) = sector.board();
-    let (u, t) = SectorIndex::get(usize::from(us), usize::from(them)).position(i);
+    let (u, t) = sector.index(Rules::from(variant).board()).position(i);
     Position::from_setup(&sector.setup(u, t), variant).ok()
 }
 
@@ -140,8 +139,7 @@ pub fn find(
     tries: u64,
     rng: &mut Rng,
 ) -> Result<Vec<Puzzle>, FileError> {
-    let (us, them) = want.sector.board();
-    let size = SectorIndex::get(usize::from(us), usize::from(them)).size();
+    let size = want.sector.size(Rules::from(variant).board());
     let mut found: Vec<Puzzle> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for _ in 0..tries {

@@ -9,6 +9,8 @@
 //! cargo run --release -p morris-tablebase --example game_sizes -- 12
 //! ```
 
+use morris_engine::Board;
+
 use morris_tablebase::index::orbit_count;
 use morris_tablebase::PlacementSector;
 
@@ -23,7 +25,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let size = |us: usize, them: usize| orbit_count(us, them);
+    let size = |us: usize, them: usize| orbit_count(Board::Nine, us, them);
     println!("movement pairs, {pieces} pieces a side (positions up to symmetry)");
     println!(
         "{:>9} {:>16} {:>12} {:>12}",

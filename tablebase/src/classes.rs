@@ -53,7 +53,6 @@
 
 use crate::blocks::{BlockCache, BlockFile, Layout};
 use crate::file::{check_size, open_header, FileError, Problem, HEADER_LEN};
-use crate::index::orbit_count;
 use crate::sector::SectorId;
 use crate::value::SectorStats;
 use morris_engine::Rules;
@@ -291,7 +290,7 @@ impl ClassFile {
         let err = |p: Problem| FileError::new(path, p);
         let (file, len, raw) = open_header(path)?;
         let header = Header::decode(&raw, rules, sector).map_err(err)?;
-        check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
+        check_size((rules, sector), header.entries, header.file_len(), len).map_err(err)?;
         Ok(ClassFile {
             header,
             blocks: BlockFile::new(path, file, header.layout(), cache),
@@ -380,12 +379,6 @@ pub fn class_names(dir: &Path) -> Result<Vec<(Rules, SectorId, PathBuf)>, FileEr
     }
     found.sort();
     Ok(found)
-}
-
-/// Entries of a sector: its number of positions up to symmetry.
-pub fn entries_of(sector: SectorId) -> u64 {
-    let (us, them) = sector.board();
-    orbit_count(usize::from(us), usize::from(them))
 }
 
 #[cfg(test)]

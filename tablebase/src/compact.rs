@@ -331,7 +331,7 @@ impl CompactFile {
         let err = |p: Problem| FileError::new(path, p);
         let (file, len, raw) = open_header(path)?;
         let header = CompactHeader::decode(&raw, (rules, sector, kind)).map_err(err)?;
-        check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
+        check_size((rules, sector), header.entries, header.file_len(), len).map_err(err)?;
         Ok(CompactFile {
             header,
             blocks: BlockFile::new(path, file, header.layout(), cache),
@@ -370,9 +370,8 @@ impl CompactFile {
 
     /// The index of the file's board, built on first use.
     pub fn index(&self) -> &SectorIndex {
-        let (us, them) = self.header.sector.board();
         self.board
-            .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
+            .get_or_init(|| self.header.sector.index(self.header.rules.board()))
     }
 
     /// Blocks decompressed so far (cache misses).

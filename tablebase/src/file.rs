@@ -47,7 +47,7 @@
 //! and each block against its checksum before the first value is read from it: no
 //! value is handed out from bytes that were not checked (see [`SectorFile`]).
 
-use crate::index::{orbit_count, SectorIndex};
+use crate::index::SectorIndex;
 use crate::sector::{Sector, SectorId};
 use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::Rules;
@@ -546,13 +546,12 @@ pub(crate) fn open_header(path: &Path) -> Result<(File, u64, [u8; HEADER_LEN]), 
 /// Check a decoded header's count of entries against the size of `sector`'s index,
 /// and the file's length `len` against the length the header implies.
 pub(crate) fn check_size(
-    sector: SectorId,
+    (rules, sector): (Rules, SectorId),
     entries: u64,
     implied_len: u64,
     len: u64,
 ) -> Result<(), Problem> {
-    let (us, them) = sector.board();
-    let expected = orbit_count(usize::from(us), usize::from(them));
+    let expected = sector.size(rules.board());
     if entries != expected {
         return Err(Problem::Entries {
             sector,
@@ -583,7 +582,7 @@ pub fn read_header(
     let err = |p: Problem| FileError::new(path, p);
     let (file, len, raw) = open_header(path)?;
     let header = Header::decode(&raw, (rules, sector)).map_err(err)?;
-    check_size(sector, header.entries, header.file_len(), len).map_err(err)?;
+    check_size((rules, sector), header.entries, header.file_len(), len).map_err(err)?;
     Ok((file, header))
 }
 
@@ -659,9 +658,8 @@ impl SectorFile {
 
     /// The index of the file's board, built on first use.
     pub fn index(&self) -> &SectorIndex {
-        let (us, them) = self.header.sector.board();
         self.index
-            .get_or_init(|| SectorIndex::get(usize::from(us), usize::from(them)))
+            .get_or_init(|| self.header.sector.index(self.header.rules.board()))
     }
 
     /// The file's payload (its codes), and what its first use established.

@@ -7,12 +7,17 @@
 //! Scheme. Every `us`-set is mapped by a symmetry to the least set (as an integer) of
 //! its orbit, its *canonical set*; canonical sets are numbered in increasing order.
 //! For a canonical set `S` with trivial stabiliser every `them`-set in the other
-//! `24 - us` points is a distinct orbit, ranked by colex rank within those points. For
+//! `n - us` points is a distinct orbit, ranked by colex rank within those points. For
 //! the few canonical sets fixed by some symmetry, only the least `them`-set of each
 //! orbit under the stabiliser is kept, numbered in increasing order, and a table maps
 //! every `them`-rank to the number of its orbit's least member. The index of a position
 //! is `offset[S] + sub-index`, so the index is a bijection between `0..size` and the
 //! orbits of the sector's positions: `size` is the number of positions up to symmetry.
+//!
+//! The points are the board's: the 24 of the nine and twelve boards (which share
+//! every index), or the 16 of the six board ([`Layout`]). Sets are bit masks over the
+//! board's own points, ranked within them, so the six board's indices are as dense as
+//! a board of 16 points allows.
 //!
 //! The index is a pure function of the sector, never written to a table file: a file
 //! stores values in index order. The tables of canonical sets of every size a side can
@@ -20,9 +25,50 @@
 //! rest (block offsets, the orbit tables of symmetric blocks) is built on first use.
 
 use crate::combin::{binom, expand, rank, rank_within, unrank};
-use morris_engine::{Bitboard, Symmetry, POINT_COUNT};
+use morris_engine::{Bitboard, Board, Symmetry, POINT_COUNT};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// The points an index numbers: every board's index is that of its points.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Layout {
+    /// The 24 points of the nine and twelve boards.
+    All,
+    /// The 16 points of the six board (the outer and inner squares).
+    Six,
+}
+
+impl Layout {
+    /// Both layouts.
+    pub const ALL: [Layout; 2] = [Layout::All, Layout::Six];
+
+    /// The layout of a board's points.
+    pub const fn of(board: Board) -> Layout {
+        match board {
+            Board::Nine | Board::Twelve => Layout::All,
+            Board::Six => Layout::Six,
+        }
+    }
+
+    /// The points as a bit mask.
+    pub const fn points(self) -> u32 {
+        match self {
+            Layout::All => crate::sets::ALL_POINTS,
+            // The outer and inner squares, bytes 0 and 2 (checked against the
+            // board's geometry by a test).
+            Layout::Six => 0x00FF_00FF,
+        }
+    }
+
+    /// The number of points.
+    pub const fn count(self) -> usize {
+        self.points().count_ones() as usize
+    }
+
+    const fn slot(self) -> usize {
+        self as usize
+    }
+}
 
 /// The canonical `k`-sets of the board and, for every `k`-set, the way to its
 /// canonical set.
@@ -92,10 +138,16 @@ fn embedded(k: usize) -> Option<Tables> {
 }
 
 impl SetTable {
-    fn build(k: usize) -> SetTable {
-        let (canon_of_rank, sets, stabiliser, orbits) = embedded(k).unwrap_or_else(|| {
-            // Sizes beyond a side's pieces: computed, and kept for the process.
-            let d = crate::sets::compute(k);
+    fn build(layout: Layout, k: usize) -> SetTable {
+        let embedded = if layout == Layout::All {
+            embedded(k)
+        } else {
+            None
+        };
+        let (canon_of_rank, sets, stabiliser, orbits) = embedded.unwrap_or_else(|| {
+            // Sizes beyond a side's pieces, and the six board: computed, and kept for
+            // the process.
+            let d = crate::sets::compute(k, layout.points());
             (
                 &*Box::leak(d.canon_of_rank.into_boxed_slice()),
                 &*Box::leak(d.sets.into_boxed_slice()),
@@ -117,11 +169,20 @@ impl SetTable {
         }
     }
 
-    /// The shared table for `k`-sets, read from the embedded tables on first use.
-    pub fn get(k: usize) -> &'static SetTable {
-        static TABLES: [OnceLock<SetTable>; POINT_COUNT + 1] =
-            [const { OnceLock::new() }; POINT_COUNT + 1];
-        TABLES[k].get_or_init(|| SetTable::build(k))
+    /// The shared table for `k`-sets of the board's points, read from the embedded
+    /// tables (or computed) on first use.
+    ///
+    /// # Panics
+    /// If `k` is more than the board's points.
+    pub fn get(board: Board, k: usize) -> &'static SetTable {
+        static TABLES: [[OnceLock<SetTable>; POINT_COUNT + 1]; 2] =
+            [const { [const { OnceLock::new() }; POINT_COUNT + 1] }; 2];
+        let layout = Layout::of(board);
+        assert!(
+            k <= layout.count(),
+            "{k} pieces do not fit on the {board} board"
+        );
+        TABLES[layout.slot()][k].get_or_init(|| SetTable::build(layout, k))
     }
 
     /// Number of canonical sets.
@@ -145,10 +206,10 @@ struct Symmetric {
 }
 
 impl Symmetric {
-    /// Number the orbits of `them`-sets in the points outside `set` under the
-    /// symmetries of `stabiliser` (a 16-bit mask).
-    fn build(set: u32, stabiliser: u16, free: usize, them: usize) -> Symmetric {
-        let mask = !set & Bitboard::FULL.bits();
+    /// Number the orbits of `them`-sets in the points `mask` (the board's points
+    /// outside the canonical set) under the symmetries of `stabiliser` (a 16-bit mask).
+    fn build(mask: u32, stabiliser: u16, them: usize) -> Symmetric {
+        let free = mask.count_ones() as usize;
         // The identity maps every set to itself: only the others can give a less one.
         let syms: Vec<Symmetry> = Symmetry::ALL
             .into_iter()
@@ -186,6 +247,8 @@ impl Symmetric {
 pub struct SectorIndex {
     us: usize,
     them: usize,
+    /// The points of the board ([`Layout::points`]).
+    points: u32,
     sets: &'static SetTable,
     /// The size of a block whose set no symmetry but the identity fixes: every
     /// `them`-set of the free points.
@@ -203,10 +266,14 @@ pub struct SectorIndex {
 }
 
 impl SectorIndex {
-    fn build(us: usize, them: usize) -> SectorIndex {
-        assert!(us + them <= POINT_COUNT, "sector does not fit on the board");
-        let sets = SetTable::get(us);
-        let free = POINT_COUNT - us;
+    fn build(board: Board, us: usize, them: usize) -> SectorIndex {
+        let points = Layout::of(board).points();
+        assert!(
+            us + them <= points.count_ones() as usize,
+            "sector does not fit on the board"
+        );
+        let sets = SetTable::get(board, us);
+        let free = points.count_ones() as usize - us;
         let plain = binom(free, them);
         let mut deficit = Vec::with_capacity(sets.orbits.len() + 1);
         deficit.push(0u64);
@@ -218,6 +285,7 @@ impl SectorIndex {
         SectorIndex {
             us,
             them,
+            points,
             sets,
             plain,
             symmetric,
@@ -240,30 +308,46 @@ impl SectorIndex {
         let slot = self.sets.before[i] as usize;
         Some(self.symmetric[slot].get_or_init(|| {
             let (set, stab) = (self.sets.sets[i], self.sets.stabiliser[i]);
-            Symmetric::build(set, stab, POINT_COUNT - self.us, self.them)
+            Symmetric::build(self.outside(set), stab, self.them)
         }))
     }
 
-    /// The shared index of sector `(us, them)`, built on first use.
-    pub fn get(us: usize, them: usize) -> Arc<SectorIndex> {
-        type Cache = Vec<((usize, usize), Arc<SectorIndex>)>;
+    /// The board's points outside `set`.
+    #[inline]
+    fn outside(&self, set: u32) -> u32 {
+        !set & self.points
+    }
+
+    /// The shared index of sector `(us, them)` on the board's points, built on first
+    /// use (the nine and twelve boards share theirs).
+    ///
+    /// # Panics
+    /// If the pieces do not fit on the board.
+    pub fn get(board: Board, us: usize, them: usize) -> Arc<SectorIndex> {
+        type Cache = Vec<((Layout, usize, usize), Arc<SectorIndex>)>;
         static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
+        let key = (Layout::of(board), us, them);
         let lookup = |cache: &Cache| {
             cache
                 .iter()
-                .find(|(k, _)| *k == (us, them))
+                .find(|(k, _)| *k == key)
                 .map(|(_, v)| Arc::clone(v))
         };
         if let Some(found) = lookup(&CACHE.lock().unwrap_or_else(|e| e.into_inner())) {
             return found;
         }
-        let built = Arc::new(SectorIndex::build(us, them));
+        let built = Arc::new(SectorIndex::build(board, us, them));
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = lookup(&cache) {
             return found;
         }
-        cache.push(((us, them), Arc::clone(&built)));
+        cache.push((key, Arc::clone(&built)));
         built
+    }
+
+    /// The points of the board the index numbers.
+    pub fn points(&self) -> Bitboard {
+        Bitboard::from_bits_truncate(self.points)
     }
 
     /// Pieces of the side to move.
@@ -313,13 +397,18 @@ impl SectorIndex {
     /// nothing leads to positions whose side to move has the same pieces).
     #[inline]
     pub fn with_us(&self, us: Bitboard) -> UsSet<'_> {
-        let entry = self.sets.canon_of_rank[rank(us.bits()) as usize];
+        let r = if self.points == crate::sets::ALL_POINTS {
+            rank(us.bits())
+        } else {
+            rank_within(us.bits(), self.points)
+        };
+        let entry = self.sets.canon_of_rank[r as usize];
         let block = (entry >> 4) as usize;
         UsSet {
             index: self,
             block,
             symmetry: Symmetry::ALL[(entry & 0xF) as usize],
-            mask: !self.sets.sets[block] & Bitboard::FULL.bits(),
+            mask: self.outside(self.sets.sets[block]),
             us,
         }
     }
@@ -391,8 +480,11 @@ impl SectorIndex {
             Some(t) => u64::from(t.rank_of_sub[sub as usize]),
         };
         let set = self.sets.sets[block];
-        let mask = !set & Bitboard::FULL.bits();
-        let them = expand(unrank(them_rank, POINT_COUNT - self.us, self.them), mask);
+        let mask = self.outside(set);
+        let them = expand(
+            unrank(them_rank, mask.count_ones() as usize, self.them),
+            mask,
+        );
         (
             Bitboard::from_bits_truncate(set),
             Bitboard::from_bits_truncate(them),
@@ -419,8 +511,8 @@ impl SectorIndex {
         i: usize,
     ) -> impl Iterator<Item = (u64, Bitboard, Bitboard)> + '_ {
         let set = self.sets.sets[i];
-        let mask = !set & Bitboard::FULL.bits();
-        let free = POINT_COUNT - self.us;
+        let mask = self.outside(set);
+        let free = mask.count_ones() as usize;
         let start = self.offset(i);
         let count = self.offset(i + 1) - start;
         let sym = self.tables(i);
@@ -544,18 +636,20 @@ fn next_combination(x: u32) -> u32 {
 /// lemma: the average over the 16 symmetries of the placements each one fixes. A
 /// placement is fixed when every cycle of the symmetry's permutation is wholly ours,
 /// theirs or empty. Cheap, and independent of the index tables: it checks file sizes
-/// before any index is built.
-pub fn orbit_count(us: usize, them: usize) -> u64 {
-    if us + them > POINT_COUNT {
+/// before any index is built. Zero where the pieces do not fit on the board.
+pub fn orbit_count(board: Board, us: usize, them: usize) -> u64 {
+    let layout = Layout::of(board);
+    if us + them > layout.count() {
         return 0;
     }
     // Remembered: opening a set of tables checks hundreds of files against it.
-    static KNOWN: [[AtomicU64; POINT_COUNT + 1]; POINT_COUNT + 1] =
-        [const { [const { AtomicU64::new(0) }; POINT_COUNT + 1] }; POINT_COUNT + 1];
-    let slot = &KNOWN[us][them];
+    type Known = [[AtomicU64; POINT_COUNT + 1]; POINT_COUNT + 1];
+    static KNOWN: [Known; 2] =
+        [const { [const { [const { AtomicU64::new(0) }; POINT_COUNT + 1] }; POINT_COUNT + 1] }; 2];
+    let slot = &KNOWN[layout.slot()][us][them];
     match slot.load(Ordering::Relaxed) {
         0 => {
-            let n = burnside(us, them);
+            let n = burnside(layout, us, them);
             slot.store(n, Ordering::Relaxed);
             n
         }
@@ -564,14 +658,15 @@ pub fn orbit_count(us: usize, them: usize) -> u64 {
 }
 
 /// [`orbit_count`], computed.
-fn burnside(us: usize, them: usize) -> u64 {
+fn burnside(layout: Layout, us: usize, them: usize) -> u64 {
+    let off_board = !layout.points() & crate::sets::ALL_POINTS;
     let mut total = 0u64;
     for s in Symmetry::ALL {
         // ways[a][b]: colourings of the cycles so far with a ours and b theirs,
         // updated in place from the largest counts down (each cycle is used once).
         let mut ways = [[0u64; POINT_COUNT + 1]; POINT_COUNT + 1];
         ways[0][0] = 1;
-        for len in crate::sets::cycle_lengths(s, 0) {
+        for len in crate::sets::cycle_lengths(s, off_board) {
             for a in (0..=us).rev() {
                 for b in (0..=them).rev() {
                     let mut add = 0;
@@ -600,7 +695,7 @@ mod tests {
     fn the_embedded_set_tables_are_the_computed_ones() {
         assert_eq!(&EMBEDDED.0, crate::sets::blob().as_slice());
         for k in 0..=crate::sets::EMBEDDED_MAX {
-            let d = crate::sets::compute(k);
+            let d = crate::sets::compute(k, Layout::All.points());
             let (canon, sets, stab, orbits) = embedded(k).expect("embedded");
             assert_eq!(canon, d.canon_of_rank.as_slice(), "{k}");
             assert_eq!(sets, d.sets.as_slice(), "{k}");
@@ -609,9 +704,31 @@ mod tests {
         }
         assert!(embedded(crate::sets::EMBEDDED_MAX + 1).is_none());
         // Beyond: computed, and consistent with the orbit count.
-        let big = SectorIndex::get(10, 4);
-        assert_eq!(big.size(), orbit_count(10, 4));
+        let big = SectorIndex::get(Board::Nine, 10, 4);
+        assert_eq!(big.size(), orbit_count(Board::Nine, 10, 4));
     }
+
+    /// Each layout's points are its boards' points, and the twelve board shares the
+    /// nine board's index.
+    #[test]
+    fn layouts_are_the_boards_points() {
+        for board in Board::ALL {
+            assert_eq!(
+                Layout::of(board).points(),
+                board.geometry().points().bits(),
+                "{board}"
+            );
+        }
+        assert!(Arc::ptr_eq(
+            &SectorIndex::get(Board::Nine, 3, 4),
+            &SectorIndex::get(Board::Twelve, 3, 4)
+        ));
+        assert!(!Arc::ptr_eq(
+            &SectorIndex::get(Board::Nine, 3, 4),
+            &SectorIndex::get(Board::Six, 3, 4)
+        ));
+    }
+
     use std::collections::HashSet;
 
     fn canonical(us: u32, them: u32) -> (u32, u32) {
@@ -627,17 +744,19 @@ mod tests {
             .unwrap_or((us, them))
     }
 
-    /// Exhaustive over small sectors: every position maps to an index whose
-    /// representative is in its orbit, and the index counts the orbits exactly.
-    fn check_exact_orbit_numbering(sectors: &[(usize, usize)]) {
+    /// Exhaustive over small sectors of a board: every position maps to an index
+    /// whose representative is in its orbit, and the index counts the orbits exactly.
+    fn check_exact_orbit_numbering(board: Board, sectors: &[(usize, usize)]) {
+        let points = Layout::of(board).points();
+        let n = points.count_ones() as usize;
         for &(u, t) in sectors {
-            let idx = SectorIndex::get(u, t);
+            let idx = SectorIndex::get(board, u, t);
             let mut orbits = HashSet::new();
             let mut hit = vec![false; idx.size() as usize];
-            for ur in 0..binom(24, u) {
-                let us = unrank(ur, 24, u);
-                for tr in 0..binom(24 - u, t) {
-                    let them = expand(unrank(tr, 24 - u, t), !us & 0xFF_FFFF);
+            for ur in 0..binom(n, u) {
+                let us = expand(unrank(ur, n, u), points);
+                for tr in 0..binom(n - u, t) {
+                    let them = expand(unrank(tr, n - u, t), !us & points);
                     let (i, stab) = idx.index_with_stabiliser(
                         Bitboard::from_bits_truncate(us),
                         Bitboard::from_bits_truncate(them),
@@ -650,6 +769,7 @@ mod tests {
                         )
                     );
                     let (ru, rt) = idx.position(i);
+                    assert_eq!((ru | rt).bits() & !points, 0, "{board}: off the board");
                     assert_eq!(canonical(ru.bits(), rt.bits()), canonical(us, them));
                     let fixing = Symmetry::ALL
                         .iter()
@@ -663,7 +783,12 @@ mod tests {
                     hit[i as usize] = true;
                 }
             }
-            assert_eq!(idx.size() as usize, orbits.len(), "sector {u}-{t}");
+            assert_eq!(idx.size() as usize, orbits.len(), "{board} sector {u}-{t}");
+            assert_eq!(
+                idx.size(),
+                orbit_count(board, u, t),
+                "{board} sector {u}-{t}"
+            );
             assert!(hit.iter().all(|&h| h));
             for b in 0..idx.blocks() {
                 for (i, us, them) in idx.block_positions(b) {
@@ -676,7 +801,20 @@ mod tests {
 
     #[test]
     fn index_is_an_exact_orbit_numbering() {
-        check_exact_orbit_numbering(&[(1, 1), (2, 2), (3, 3), (2, 4), (3, 2)]);
+        check_exact_orbit_numbering(Board::Nine, &[(1, 1), (2, 2), (3, 3), (2, 4), (3, 2)]);
+    }
+
+    /// The six board's 16 points: every sector of up to four pieces a side, and
+    /// some with more (the full board's 8-8 included).
+    #[test]
+    fn six_board_index_is_an_exact_orbit_numbering() {
+        let mut sectors: Vec<(usize, usize)> =
+            (0..=4).flat_map(|u| (0..=4).map(move |t| (u, t))).collect();
+        sectors.extend([(5, 3), (3, 6), (6, 6), (8, 8), (7, 9), (16, 0)]);
+        check_exact_orbit_numbering(Board::Six, &sectors);
+        // Its points fall into two orbits: corners and midpoints.
+        assert_eq!(SectorIndex::get(Board::Six, 1, 0).size(), 2);
+        assert_eq!(orbit_count(Board::Six, 9, 8), 0);
     }
 
     /// Placement sectors number boards with zero to two pieces a side as well.
@@ -685,50 +823,53 @@ mod tests {
         let small: Vec<(usize, usize)> = (0..=4)
             .flat_map(|u| (0..=4 - u).map(move |t| (u, t)))
             .collect();
-        check_exact_orbit_numbering(&small);
-        for &(u, t) in &small {
-            assert_eq!(SectorIndex::get(u, t).size(), orbit_count(u, t), "{u}-{t}");
-        }
-        assert_eq!(SectorIndex::get(0, 0).size(), 1);
+        check_exact_orbit_numbering(Board::Nine, &small);
+        assert_eq!(SectorIndex::get(Board::Nine, 0, 0).size(), 1);
         // The 24 points fall into four orbits: corners and midpoints, each of the
         // outer and inner squares together or of the middle square.
-        assert_eq!(SectorIndex::get(1, 0).size(), 4);
-        assert_eq!(SectorIndex::get(0, 1).size(), 4);
+        assert_eq!(SectorIndex::get(Board::Nine, 1, 0).size(), 4);
+        assert_eq!(SectorIndex::get(Board::Nine, 0, 1).size(), 4);
     }
 
     #[test]
     #[ignore = "exhaustive over 60 million positions; run with --ignored"]
     fn index_is_an_exact_orbit_numbering_up_to_four_pieces() {
-        check_exact_orbit_numbering(&[(4, 3), (3, 4), (4, 4)]);
+        check_exact_orbit_numbering(Board::Nine, &[(4, 3), (3, 4), (4, 4)]);
     }
 
-    /// For every size of set: the canonical sets are the least members of their
-    /// orbits, numbered in increasing order, each fixed by its stabiliser, and every
-    /// set's entry names its canonical set and a symmetry that maps it there (the
-    /// identity for a canonical set itself).
+    /// For every size of set and both layouts: the canonical sets are the least
+    /// members of their orbits, numbered in increasing order, each fixed by its
+    /// stabiliser, and every set's entry names its canonical set and a symmetry that
+    /// maps it there (the identity for a canonical set itself).
     #[test]
     fn every_set_knows_its_canonical_set() {
-        for k in 0..=POINT_COUNT {
-            let table = SetTable::get(k);
-            assert!(table.sets.windows(2).all(|w| w[0] < w[1]), "k = {k}");
-            for r in 0..binom(POINT_COUNT, k) {
-                let set = Bitboard::from_bits_truncate(unrank(r, POINT_COUNT, k));
-                let least = Symmetry::ALL
-                    .iter()
-                    .map(|s| s.apply(set).bits())
-                    .min()
-                    .expect("16 images");
-                let entry = table.canon_of_rank[r as usize];
-                let (block, sym) = ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
-                assert_eq!(table.sets[block], least, "k = {k}, rank {r}");
-                assert_eq!(sym.apply(set).bits(), least, "k = {k}, rank {r}");
-                if set.bits() == least {
-                    assert_eq!(sym, Symmetry::IDENTITY, "k = {k}, rank {r}");
-                    let fixed = Symmetry::ALL
+        for board in [Board::Nine, Board::Six] {
+            let points = Layout::of(board).points();
+            let n = points.count_ones() as usize;
+            for k in 0..=n {
+                let table = SetTable::get(board, k);
+                assert!(table.sets.windows(2).all(|w| w[0] < w[1]), "k = {k}");
+                for r in 0..binom(n, k) {
+                    let set = Bitboard::from_bits_truncate(expand(unrank(r, n, k), points));
+                    let least = Symmetry::ALL
                         .iter()
-                        .filter(|s| s.apply(set) == set)
-                        .fold(0u16, |m, s| m | 1 << s.index());
-                    assert_eq!(table.stabiliser[block], fixed, "k = {k}, rank {r}");
+                        .map(|s| s.apply(set).bits())
+                        .min()
+                        .expect("16 images");
+                    let entry = table.canon_of_rank[r as usize];
+                    let (block, sym) =
+                        ((entry >> 4) as usize, Symmetry::ALL[(entry & 0xF) as usize]);
+                    let at = format!("{board}, k = {k}, rank {r}");
+                    assert_eq!(table.sets[block], least, "{at}");
+                    assert_eq!(sym.apply(set).bits(), least, "{at}");
+                    if set.bits() == least {
+                        assert_eq!(sym, Symmetry::IDENTITY, "{at}");
+                        let fixed = Symmetry::ALL
+                            .iter()
+                            .filter(|s| s.apply(set) == set)
+                            .fold(0u16, |m, s| m | 1 << s.index());
+                        assert_eq!(table.stabiliser[block], fixed, "{at}");
+                    }
                 }
             }
         }
@@ -737,7 +878,7 @@ mod tests {
     #[test]
     fn three_against_three_has_the_published_orbit_count() {
         // 140,621 wins + 28,736 losses + 269 draws (Standard, side to move).
-        assert_eq!(SectorIndex::get(3, 3).size(), 169_626);
+        assert_eq!(SectorIndex::get(Board::Nine, 3, 3).size(), 169_626);
     }
 }
 
@@ -746,15 +887,15 @@ mod burnside {
     use super::*;
     use crate::sector::Sector;
 
-    fn check_sizes(max: u8) {
+    fn check_sizes(board: Board, max: u8) {
         for s in Sector::all()
             .into_iter()
             .filter(|s| s.us.max(s.them) <= max)
         {
-            let index = SectorIndex::get(s.us as usize, s.them as usize);
+            let index = SectorIndex::get(board, s.us as usize, s.them as usize);
             assert_eq!(
                 index.size(),
-                orbit_count(s.us as usize, s.them as usize),
+                orbit_count(board, s.us as usize, s.them as usize),
                 "sector {s}"
             );
         }
@@ -762,11 +903,12 @@ mod burnside {
 
     #[test]
     fn sector_sizes_are_orbit_counts_up_to_six_pieces() {
-        check_sizes(6);
+        check_sizes(Board::Nine, 6);
+        check_sizes(Board::Six, 8);
     }
 
     #[test]
     fn every_sector_size_is_its_orbit_count() {
-        check_sizes(9);
+        check_sizes(Board::Nine, 9);
     }
 }

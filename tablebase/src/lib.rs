@@ -24,9 +24,9 @@
 //! use morris_tablebase::{PlacementSector, SectorIndex, Tablebase};
 //!
 //! // Positions are numbered up to the 16 symmetries of the board.
-//! assert_eq!(SectorIndex::get(3, 3).size(), 169_626);
+//! assert_eq!(SectorIndex::get(morris_engine::Board::Nine, 3, 3).size(), 169_626);
 //! let start: PlacementSector = "0-0+9-9".parse().unwrap();
-//! assert_eq!(start.size(), 1);
+//! assert_eq!(start.size(morris_engine::Board::Nine), 1);
 //!
 //! // A directory without files covers nothing; a probe says so, and never guesses.
 //! let tb = Tablebase::open(std::path::Path::new("no-such-dir"), OpenOptions::default())?;

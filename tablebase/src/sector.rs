@@ -20,9 +20,10 @@
 //!
 //! [`SectorId`] names either kind: what a table file holds.
 
-use crate::index::orbit_count;
-use morris_engine::{Bitboard, Captures, Color, Position, Rules, Setup, PIECES_PER_PLAYER};
+use crate::index::{orbit_count, SectorIndex};
+use morris_engine::{Bitboard, Board, Captures, Color, Position, Rules, Setup, PIECES_PER_PLAYER};
 use std::fmt;
+use std::sync::Arc;
 
 /// Fewest pieces a side has in a sector (two means the game is over).
 pub const MIN_PIECES: u8 = 3;
@@ -156,6 +157,18 @@ impl SectorId {
             SectorId::Placement(p) => (p.us, p.them),
         }
     }
+
+    /// The index that numbers its positions on `board`.
+    pub fn index(self, board: Board) -> Arc<SectorIndex> {
+        let (us, them) = self.board();
+        SectorIndex::get(board, usize::from(us), usize::from(them))
+    }
+
+    /// Number of positions up to symmetry on `board` (entries of its table).
+    pub fn size(self, board: Board) -> u64 {
+        let (us, them) = self.board();
+        orbit_count(board, usize::from(us), usize::from(them))
+    }
 }
 
 impl From<Sector> for SectorId {
@@ -287,9 +300,9 @@ impl PlacementSector {
         }
     }
 
-    /// Number of positions up to symmetry (entries of its table).
-    pub fn size(self) -> u64 {
-        orbit_count(usize::from(self.us), usize::from(self.them))
+    /// Number of positions up to symmetry on `board` (entries of its table).
+    pub fn size(self, board: Board) -> u64 {
+        orbit_count(board, usize::from(self.us), usize::from(self.them))
     }
 
     /// Pieces on the board and in hand of the side to move and of its opponent.
@@ -444,7 +457,7 @@ mod tests {
     #[test]
     fn the_full_game_has_the_published_counts() {
         let all = PlacementSector::all(9);
-        let size = |s: &[PlacementSector]| s.iter().map(|s| s.size()).sum::<u64>();
+        let size = |s: &[PlacementSector]| s.iter().map(|s| s.size(Board::Nine)).sum::<u64>();
         assert_eq!(all.len(), 615);
         assert_eq!(size(&all), 17_874_891_168);
         let three: Vec<_> = all

@@ -9,8 +9,11 @@
 //! and the orbit counts of the symmetric sets (25 `u32` each), every array padded to a
 //! multiple of 8 bytes.
 
-use crate::combin::{binom, rank, unrank};
+use crate::combin::{binom, expand, rank_within, unrank};
 use morris_engine::{Bitboard, Point, Symmetry, POINT_COUNT};
+
+/// All 24 points: the points the nine and twelve boards' tables number.
+pub const ALL_POINTS: u32 = 0xFF_FFFF;
 
 /// The largest set size whose tables are embedded (a side has at most 9 pieces).
 pub const EMBEDDED_MAX: usize = 9;
@@ -29,9 +32,11 @@ pub struct SetData {
     pub orbits: Vec<[u32; POINT_COUNT + 1]>,
 }
 
-/// Compute the tables of the `k`-sets.
-pub fn compute(k: usize) -> SetData {
-    let n = binom(POINT_COUNT, k) as usize;
+/// Compute the tables of the `k`-sets of the points of `points` (a board's points,
+/// which every symmetry maps onto themselves), ranked within them.
+pub fn compute(k: usize, points: u32) -> SetData {
+    let size = points.count_ones() as usize;
+    let n = binom(size, k) as usize;
     // Orbit by orbit: the first rank of an orbit met in increasing order is its least
     // member, so numbering orbits as they are met numbers the canonical sets in
     // increasing order; its images are then entered at once, each with a symmetry
@@ -44,7 +49,7 @@ pub fn compute(k: usize) -> SetData {
         if canon_of_rank[r] != UNSEEN {
             continue;
         }
-        let bits = unrank(r as u64, POINT_COUNT, k);
+        let bits = expand(unrank(r as u64, size, k), points);
         let set = Bitboard::from_bits_truncate(bits);
         let number = (sets.len() as u32) << 4;
         let mut fixed = 0u16;
@@ -54,7 +59,7 @@ pub fn compute(k: usize) -> SetData {
             if image == bits {
                 fixed |= 1 << s.index();
             }
-            let slot = &mut canon_of_rank[rank(image) as usize];
+            let slot = &mut canon_of_rank[rank_within(image, points) as usize];
             if *slot == UNSEEN {
                 *slot = number | s.inverse().index() as u32;
             }
@@ -66,7 +71,7 @@ pub fn compute(k: usize) -> SetData {
         .iter()
         .zip(&stabiliser)
         .filter(|&(_, &stab)| stab != 1)
-        .map(|(&set, &stab)| block_orbits(set, stab))
+        .map(|(&set, &stab)| block_orbits(set | (!points & ALL_POINTS), stab))
         .collect();
     SetData {
         canon_of_rank,
@@ -76,7 +81,8 @@ pub fn compute(k: usize) -> SetData {
     }
 }
 
-/// For every `k`: the number of orbits of `k`-subsets of the points outside `set` under
+/// For every `k`: the number of orbits of `k`-subsets of the points outside `set` (on a
+/// smaller board, `set` includes the points off the board) under
 /// the symmetries of `stabiliser`, by Burnside's lemma (the average over the group of
 /// the subsets each symmetry fixes: unions of whole cycles), without listing them.
 pub fn block_orbits(set: u32, stabiliser: u16) -> [u32; POINT_COUNT + 1] {
@@ -133,7 +139,7 @@ fn put(out: &mut Vec<u8>, bytes: impl IntoIterator<Item = u8>) {
 pub fn blob() -> Vec<u8> {
     let mut out = Vec::new();
     for k in 0..=EMBEDDED_MAX {
-        let d = compute(k);
+        let d = compute(k, ALL_POINTS);
         for count in [d.canon_of_rank.len(), d.sets.len(), d.orbits.len()] {
             put(&mut out, (count as u64).to_le_bytes());
         }

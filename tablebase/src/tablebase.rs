@@ -420,11 +420,10 @@ impl Tablebase {
             )),
             Some(Ok(f)) => {
                 let (us, them) = (pos.us(), pos.them());
-                let (u, t) = tables.sector.board();
                 if self.value(pos)?.map(|v| v.wdl()) != Some(Wdl::Draw) {
                     return Ok(None);
                 }
-                let index = crate::index::SectorIndex::get(usize::from(u), usize::from(t));
+                let index = tables.sector.index(pos.rules().board());
                 f.class(index.index(us, them)).map(Some)
             }
         }

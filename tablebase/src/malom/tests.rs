@@ -1,7 +1,7 @@
 use super::*;
 use crate::SectorIndex;
 use morris_engine::tables::{ADJACENT, MILLS};
-use morris_engine::{Symmetry, Wdl};
+use morris_engine::{Board, Symmetry, Wdl};
 
 /// Malom's mill masks (`movegen.cpp`, Standard).
 const MALOM_MILLS: [u32; 16] = [
@@ -248,7 +248,7 @@ fn a_synthetic_sector_reads_back_position_by_position() {
         }
     }
     // Our index numbers the same classes.
-    assert_eq!(canonical, SectorIndex::get(3, 3).size());
+    assert_eq!(canonical, SectorIndex::get(Board::Nine, 3, 3).size());
     assert!(em_values > 100, "the test reaches the em_set");
     assert_eq!(synthetic_value(0).wdl(), Wdl::Win);
 }
@@ -382,7 +382,7 @@ fn malom_s_shared_files_read_in_full() {
             canonical += u64::from(file.position(h).unwrap().is_some());
         }
         let s = file.sector();
-        let size = SectorIndex::get(usize::from(s.w), usize::from(s.b)).size();
+        let size = SectorIndex::get(Board::Nine, usize::from(s.w), usize::from(s.b)).size();
         assert_eq!(canonical, size, "{}", path.display());
     }
 }
