@@ -38,8 +38,9 @@ pub struct PositionArgs {
     /// House rules instead of --variant: a preset (standard, no-flying) and switches,
     /// e.g. "standard,captures=per-mill" or "no-flying,protection=none,pieces=6"
     /// (pieces=3..12, flying=yes|no, captures=one|per-mill,
-    /// protection=standard|none|full). Tablebases exist for the two presets alone;
-    /// under other rules the commands search without them.
+    /// protection=standard|none|full; board=nine|six|twelve; presets six-mens and
+    /// twelve-mens). Commands read the rules' own tablebases (`morris generate
+    /// --rules SPEC`) and search where there are none.
     #[arg(long, value_name = "SPEC", conflicts_with = "variant")]
     pub rules: Option<String>,
 

@@ -13,7 +13,7 @@
 use crate::args::{InputError, PositionArgs};
 use crate::tb::TbDir;
 use anyhow::Context as _;
-use morris_engine::{notation, Color, Game, GameEnd, Move, Position, Variant};
+use morris_engine::{notation, Color, Game, GameEnd, Move, Point, Position, Rules, Variant};
 use morris_solver::{evaluate, parent_score, Limits, Rng, Searcher, Strategy};
 use morris_tablebase::Tablebase;
 use std::io::{BufRead, BufReader, Write};
@@ -236,7 +236,7 @@ impl Player for StrategyPlayer<'_> {
 struct UciPlayer {
     command: String,
     options: Vec<(String, String)>,
-    variant: Variant,
+    rules: Rules,
     movetime: Duration,
     timeout: Duration,
     engine: Option<Engine>,
@@ -322,8 +322,17 @@ impl UciPlayer {
             e.wait_for("uciok", deadline).with_context(|| {
                 format!("engine '{}' did not answer uci with uciok", self.command)
             })?;
-            if self.variant == Variant::NoFlying {
-                e.send("setoption name Variant value no-flying");
+            // The classic games by the option every such engine knows; house rules
+            // by morris's own (an engine without it plays what it plays, and its
+            // moves are judged by the match's rules).
+            match self.rules.variant() {
+                Some(Variant::Standard) => {}
+                Some(Variant::NoFlying) => {
+                    e.send("setoption name Variant value no-flying");
+                }
+                None => {
+                    e.send(&format!("setoption name Rules value {}", self.rules));
+                }
             }
             for (name, value) in &self.options {
                 e.send(&format!("setoption name {name} value {value}"));
@@ -377,9 +386,16 @@ impl Player for UciPlayer {
         let pos = *game.position();
         let (movetime, timeout) = (self.movetime, self.timeout);
         let e = self.engine()?;
-        let mut half: Option<Move> = None;
+        // The move so far: its placement or slide, then the captures answered one
+        // token at a time (two under per-mill captures), each asked for by a `go`.
+        let mut base: Option<Move> = None;
+        let mut taken: Vec<Point> = Vec::new();
         loop {
-            let extra: Vec<String> = half.iter().map(ToString::to_string).collect();
+            let extra: Vec<String> = base
+                .iter()
+                .map(ToString::to_string)
+                .chain(taken.iter().map(|c| format!("x{c}")))
+                .collect();
             e.send(&position_command(game, &extra));
             e.send(&format!("go movetime {}", movetime.as_millis()));
             let deadline = Instant::now() + movetime + timeout;
@@ -392,34 +408,49 @@ impl Player for UciPlayer {
                 )));
             };
             let token = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let m = match half {
+            match base {
                 Some(h) => match token.strip_prefix('x').map(notation::parse_point) {
-                    Some(Ok(c)) => h.with_capture(c),
+                    Some(Ok(c)) => taken.push(c),
                     _ => {
                         return Ok(Choice::Forfeit(format!(
-                            "'{token}' is not the capture owed after {h}"
+                            "'{token}' is not the capture owed after {}",
+                            with_taken(h, &taken)
                         )))
                     }
                 },
                 None => match notation::parse_move(&token) {
-                    Ok(m) => m,
+                    Ok(m) => {
+                        base = Some(m.without_capture());
+                        taken.extend(m.captures());
+                    }
                     Err(_) => return Ok(Choice::Forfeit(format!("'{token}' is not a legal move"))),
                 },
-            };
-            if pos.is_legal(m) {
+            }
+            let h = base.context("a move was read")?;
+            let m = with_taken(h, &taken);
+            if taken.len() <= 2 && pos.is_legal(m) {
                 return Ok(Choice::Move(m));
             }
-            let owes = half.is_none()
-                && m.capture().is_none()
-                && pos
-                    .legal_moves()
-                    .iter()
-                    .any(|l| l.capture().is_some() && l.without_capture() == m);
+            // Another capture is owed when a legal move makes this move and takes
+            // more than these pieces.
+            let owes = pos.legal_moves().iter().any(|l| {
+                l.without_capture() == h
+                    && l.captures().count() > taken.len()
+                    && taken.iter().all(|c| l.captures().any(|x| x == *c))
+            });
             if !owes {
                 return Ok(Choice::Forfeit(format!("illegal move '{m}'")));
             }
-            half = Some(m);
         }
+    }
+}
+
+/// `base` taking the pieces of `taken` (the first two; a legal move takes at most two).
+fn with_taken(base: Move, taken: &[Point]) -> Move {
+    match *taken {
+        [] => base,
+        [a] => base.with_capture(a),
+        [a, b, ..] => base.with_captures(a, b),
     }
 }
 
@@ -634,11 +665,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Spec::Uci(command) => Box::new(UciPlayer {
                 command: command.clone(),
                 options: options.clone(),
-                variant: rules.variant().ok_or_else(|| {
-                    InputError(format!(
-                        "uci: engines play the rules standard and no-flying, not {rules}"
-                    ))
-                })?,
+                rules,
                 movetime: Duration::from_millis(args.movetime),
                 timeout: Duration::from_millis(args.timeout),
                 engine: None,

@@ -462,8 +462,16 @@ const BAD_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["generate", "--rules", "twelve-mens"], "give --max-pieces"),
     (
-        &["generate", "--rules", "six-mens"],
-        "tablebases of the six board are not built",
+        &["generate", "--rules", "six-mens", "--max-pieces", "9"],
+        "hold at most 8 pieces a side",
+    ),
+    (
+        &["generate", "--rules", "six-mens,pieces=9"],
+        "give --max-pieces",
+    ),
+    (
+        &["generate", "--rules", "six-mens", "--sector", "9-8"],
+        "does not fit on the six board",
     ),
     (
         &["show", "--rules", "twelve-mens,captures=per-mill"],

@@ -296,6 +296,54 @@ fn an_engine_plays_through_the_protocol() {
     assert!(w >= 1, "{out}");
 }
 
+/// Under house rules an engine is told the rules (`setoption name Rules`) and plays
+/// them: under per-mill captures its placement closing two mills is answered one
+/// capture token at a time and takes two pieces; on the six board it plays whole
+/// games.
+#[test]
+fn an_engine_plays_house_rules_through_the_protocol() {
+    let dir = TempDir::new().expect("a temporary directory");
+    let save = dir.path().join("games.txt");
+    let player = format!("uci:{BIN} uci --tb /nonexistent-morris-tables");
+    // White places a7, closing a7-d7-g7 and a7-a4-a1: two of Black's three pieces go.
+    let fen = ".WW/.../.../W...../.../BB./W.B w 4 5";
+    let out = ok(&[
+        "match",
+        &player,
+        "random",
+        "--rules",
+        "standard,captures=per-mill",
+        "--fen",
+        fen,
+        "--games",
+        "2",
+        "--movetime",
+        "50",
+        "--save",
+        path(&save),
+    ]);
+    assert!(!out.contains("forfeits"), "{out}");
+    let games = std::fs::read_to_string(&save).expect("saved games");
+    let first = games.split_whitespace().next().expect("a move");
+    assert_eq!(first.matches('x').count(), 2, "{games}");
+    assert!(first.starts_with("a7x"), "{games}");
+
+    let out = ok(&[
+        "match",
+        &player,
+        "random",
+        "--rules",
+        "six-mens",
+        "--games",
+        "2",
+        "--movetime",
+        "20",
+    ]);
+    assert!(!out.contains("forfeits"), "{out}");
+    let (w, d, l) = score(&out);
+    assert_eq!(w + d + l, 2);
+}
+
 /// A script that speaks just enough of the protocol, answering `go` with `answer`
 /// (or not at all, when it is empty).
 fn fake_engine(dir: &Path, name: &str, answer: &str) -> String {
