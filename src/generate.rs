@@ -102,11 +102,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .map(|&s| SectorId::from(s))
         .chain(placement.iter().map(|&p| p.into()));
     if let Some(s) = too_big.into_iter().find(|s| s.size(board) == 0) {
-        anyhow::bail!(
+        return Err(anyhow::anyhow!(crate::args::InputError(format!(
             "sector {s} does not fit on the {board} board ({} points): its tablebases hold at most {} pieces a side",
             board.geometry().point_count(),
             crate::tb::table_pieces(board)
-        );
+        ))));
     }
     let per_variant =
         driver::positions(board, &plan) + placement.iter().map(|p| p.size(board)).sum::<u64>();

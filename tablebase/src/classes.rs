@@ -225,7 +225,7 @@ impl Header {
             return Err(Problem::BlockSize(h[18]));
         }
         let found_variant = Rules::from_table_index(usize::from(h[12]));
-        if found_variant != Some(rules) {
+        if found_variant != Some(rules.tables()) {
             return Err(Problem::Rules {
                 expected: rules,
                 found: found_variant.map_or(format!("unknown ({})", h[12]), |v| v.table_name()),

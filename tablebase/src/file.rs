@@ -410,9 +410,10 @@ impl Header {
                 });
             }
         };
-        if rules != expected.0 {
+        // Every piece count of a board shares its preset's tables.
+        if rules != expected.0.tables() {
             return Err(Problem::Rules {
-                expected: expected.0,
+                expected: expected.0.tables(),
                 found: rules.to_string(),
             });
         }

@@ -4,9 +4,9 @@
 //! Everything the oracle needs is built here from the rules in `RULES.md`, sharing no
 //! code with the crates under test:
 //! - its own point numbering (reading order, top rank first), connections and mills
-//!   derived from the 7×7 grid (the nine board, or the twelve board: the same with
-//!   the diagonals joining the corners), and the 16 symmetries derived from
-//!   coordinates;
+//!   derived from the 7×7 grid (the nine board; the twelve board: the same with the
+//!   diagonals joining the corners; the six board: the nine board without its middle
+//!   square, 16 points), and the 16 symmetries derived from coordinates;
 //! - its own move generation (slides, flying, mills, the capture rule);
 //! - plain value iteration over *unreduced* positions (no symmetry reduction, no
 //!   counters, no unmoves): sweep after sweep, level by level, a position is decided
@@ -30,18 +30,27 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
+/// Every point of the nine and twelve boards (the six board's are [`Geometry::full`]).
 pub const FULL: u32 = (1 << 24) - 1;
 
-/// The oracle's own numbering of the points: reading order, top rank first.
+/// The oracle's own numbering of the points of the nine and twelve boards: reading
+/// order, top rank first. The six board numbers its 16 points the same way
+/// ([`Geometry::names`]).
 pub const NAMES: [&str; 24] = [
     "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4", "c3",
     "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1",
 ];
 
-/// Grid coordinates `(file, rank)`, both `0..7`, of an oracle point.
-fn coords(p: usize) -> (i32, i32) {
-    let b = NAMES[p].as_bytes();
+/// Grid coordinates `(file, rank)`, both `0..7`, of a point name.
+fn coords_of(name: &str) -> (i32, i32) {
+    let b = name.as_bytes();
     (i32::from(b[0] - b'a'), i32::from(b[1] - b'1'))
+}
+
+/// The square a grid point lies on: its distance from the centre d4 in the maximum
+/// norm (1 the inner square, 2 the middle one, 3 the outer one).
+fn square_of((x, y): (i32, i32)) -> i32 {
+    (x - 3).abs().max((y - 3).abs())
 }
 
 pub fn bits(mut set: u32) -> impl Iterator<Item = usize> {
@@ -79,10 +88,21 @@ impl ByteMap {
 }
 
 /// The board, derived from the grid, and the oracle's tables.
+///
+/// Points are numbered `0..points` ([`Geometry::names`]); arrays of 24 entries leave
+/// those from `points` on empty (no neighbours, no mills, fixed by every symmetry)
+/// on the six board.
 pub struct Geometry {
+    /// The board's points, by the oracle's number: [`NAMES`], or on the six board
+    /// the 16 of them outside the middle square, in the same order.
+    pub names: Vec<&'static str>,
+    /// The number of points (24, or 16 on the six board).
+    pub points: usize,
+    /// Every point, as a set.
+    pub full: u32,
     pub adjacent: [u32; 24],
     pub mills: Vec<u32>,
-    /// The mills through each point; [`NO_LINE`] where a point has two.
+    /// The mills through each point; [`NO_LINE`] where a point has fewer than three.
     mills_at: [[u32; 3]; 24],
     /// Every `k`-subset of the points, in increasing order (= colex order).
     pub sets: Vec<Vec<u32>>,
@@ -90,7 +110,8 @@ pub struct Geometry {
     rank_part: Vec<[[u32; 256]; 10]>,
     /// Oracle set to engine bitboard.
     pub to_engine: ByteMap,
-    /// The 16 symmetries as point permutations and as set maps.
+    /// The 16 symmetries as point permutations (of `0..points`; entries from
+    /// `points` on map to themselves) and as set maps.
     pub symmetries: Vec<[usize; 24]>,
     pub sym_maps: Vec<ByteMap>,
 }
@@ -106,12 +127,45 @@ impl Geometry {
 
     /// The nine board, or with `diagonals` the twelve board.
     pub fn of(diagonals: bool) -> Geometry {
-        let index_of: HashMap<(i32, i32), usize> = (0..24).map(|p| (coords(p), p)).collect();
+        Geometry::build(NAMES.to_vec(), diagonals)
+    }
+
+    /// The six board: the nine board's grid drawing without its middle square (the
+    /// 16 points of the outer and inner squares), connections and mills derived by the
+    /// same rules over the points that remain.
+    pub fn six() -> Geometry {
+        let names = NAMES
+            .iter()
+            .copied()
+            .filter(|n| square_of(coords_of(n)) != 2)
+            .collect();
+        Geometry::build(names, false)
+    }
+
+    /// The geometry of a board.
+    pub fn on(board: Board) -> Geometry {
+        match board {
+            Board::Nine => Geometry::of(false),
+            Board::Twelve => Geometry::of(true),
+            Board::Six => Geometry::six(),
+        }
+    }
+
+    /// The board of these points (a subset of [`NAMES`], in its order), with or
+    /// without the diagonals joining the corners.
+    fn build(names: Vec<&'static str>, diagonals: bool) -> Geometry {
+        let n = names.len();
+        assert!(n <= 24, "at most the 24 points of the grid");
+        let coords: Vec<(i32, i32)> = names.iter().map(|name| coords_of(name)).collect();
+        let coords = |p: usize| coords[p];
+        let full: u32 = (1u32 << n) - 1;
+        let index_of: HashMap<(i32, i32), usize> = (0..n).map(|p| (coords(p), p)).collect();
+        assert_eq!(index_of.len(), n, "distinct points");
         // Two points are joined when they share a row or a column, no point lies
         // between them, and the segment does not pass the centre (d4 is not a point).
         let mut adjacent = [0u32; 24];
-        for (p, neighbours) in adjacent.iter_mut().enumerate() {
-            for q in 0..24 {
+        for (p, neighbours) in adjacent.iter_mut().enumerate().take(n) {
+            for q in 0..n {
                 let ((x1, y1), (x2, y2)) = (coords(p), coords(q));
                 if p == q || (x1 != x2 && y1 != y2) {
                     continue;
@@ -120,7 +174,7 @@ impl Geometry {
                     (x1 == x2 && x == x1 && y > y1.min(y2) && y < y1.max(y2))
                         || (y1 == y2 && y == y1 && x > x1.min(x2) && x < x1.max(x2))
                 };
-                let blocked = (0..24).any(|r| {
+                let blocked = (0..n).any(|r| {
                     let (x, y) = coords(r);
                     between(x, y)
                 }) || between(3, 3);
@@ -133,7 +187,7 @@ impl Geometry {
             let (x, y) = coords(p);
             let (cx, cy) = (x - 3, y - 3);
             if diagonals && cx.abs() == cy.abs() {
-                for q in 0..24 {
+                for q in 0..n {
                     let (qx, qy) = (coords(q).0 - 3, coords(q).1 - 3);
                     let same_ray = qx.signum() == cx.signum() && qy.signum() == cy.signum();
                     if same_ray && qx.abs() == qy.abs() && (qx.abs() - cx.abs()).abs() == 1 {
@@ -144,7 +198,7 @@ impl Geometry {
         }
         // A mill is a point with a neighbour on each side along the same line.
         let mut mills = Vec::new();
-        for (p, &neighbours) in adjacent.iter().enumerate() {
+        for (p, &neighbours) in adjacent.iter().enumerate().take(n) {
             let (x, y) = coords(p);
             let along = |dx: i32, dy: i32| {
                 bits(neighbours)
@@ -166,10 +220,15 @@ impl Geometry {
             }
         }
         let mills_at: [[u32; 3]; 24] = std::array::from_fn(|p| {
+            if p >= n {
+                return [NO_LINE; 3];
+            }
             let mut through: Vec<u32> = mills.iter().copied().filter(|m| m & 1 << p != 0).collect();
+            // Two or three on the nine and twelve boards; on the six board a side's
+            // middle point is on one.
             assert!(
-                (2..=3).contains(&through.len()),
-                "a point on two or three mills"
+                (1..=3).contains(&through.len()),
+                "a point on one to three mills"
             );
             through.resize(3, NO_LINE);
             through.try_into().expect("three lines")
@@ -204,7 +263,7 @@ impl Geometry {
                     return vec![0];
                 }
                 let mut s: u32 = (1 << k) - 1;
-                while s <= FULL {
+                while s <= full {
                     out.push(s);
                     // Gosper's hack: the next larger set of the same size.
                     let low = s & s.wrapping_neg();
@@ -216,7 +275,10 @@ impl Geometry {
             .collect();
 
         let to_engine = ByteMap::new(|p| {
-            let b = NAMES[p].as_bytes();
+            if p >= n {
+                return 0;
+            }
+            let b = names[p].as_bytes();
             Point::from_coords(b[0], b[1])
                 .expect("every oracle point is an engine point")
                 .bit()
@@ -225,10 +287,15 @@ impl Geometry {
 
         // The 8 symmetries of the square about d4, each optionally combined with the
         // inner/outer swap, which maps ring radius m (1..3) to 4 - m along its ray.
+        // Each must map the board's points onto themselves (on the six board, which
+        // lacks the middle square m = 2, it does).
         let mut symmetries = Vec::new();
         for swap in [false, true] {
             for k in 0..8 {
                 let perm: [usize; 24] = std::array::from_fn(|p| {
+                    if p >= n {
+                        return p;
+                    }
                     let (x, y) = coords(p);
                     let (mut cx, mut cy) = (x - 3, y - 3);
                     if swap {
@@ -242,16 +309,23 @@ impl Geometry {
                     if k >= 4 {
                         cx = -cx;
                     }
-                    index_of[&(cx + 3, cy + 3)]
+                    *index_of
+                        .get(&(cx + 3, cy + 3))
+                        .expect("a symmetry maps a point to a point of the board")
                 });
+                let image: u32 = perm[..n].iter().fold(0, |a, &q| a | 1 << q);
+                assert_eq!(image, full, "a symmetry permutes the board's points");
                 symmetries.push(perm);
             }
         }
         let sym_maps = symmetries
             .iter()
-            .map(|perm| ByteMap::new(|p| 1 << perm[p]))
+            .map(|perm| ByteMap::new(|p| if p < n { 1 << perm[p] } else { 0 }))
             .collect();
         Geometry {
+            names,
+            points: n,
+            full,
             adjacent,
             mills,
             mills_at,
@@ -297,7 +371,10 @@ impl Geometry {
     }
 
     pub fn names(&self, set: u32) -> String {
-        bits(set).map(|p| NAMES[p]).collect::<Vec<_>>().join(" ")
+        bits(set)
+            .map(|p| self.names[p])
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -375,7 +452,7 @@ enum Step {
 /// The oracle's solved sectors of one variant.
 pub struct Oracle {
     pub variant: Variant,
-    /// The board: nine, or twelve.
+    /// The board: nine, six or twelve.
     pub board: Board,
     /// Which pieces a mill may take: standard (outside mills unless all are in
     /// mills), none (any), full (never one in a mill; with all in mills the capture
@@ -394,18 +471,14 @@ impl Oracle {
         Oracle::on_board(variant, protection, Board::Nine)
     }
 
-    /// The oracle of a variant's flying rule under a protection rule on the nine or the
-    /// twelve board.
+    /// The oracle of a variant's flying rule (flying at three pieces, or never) under
+    /// a protection rule on a board: nine, six or twelve.
     pub fn on_board(variant: Variant, protection: Protection, board: Board) -> Oracle {
-        assert!(
-            board != Board::Six,
-            "the oracle's boards are nine and twelve"
-        );
         Oracle {
             variant,
             board,
             protection,
-            g: Geometry::of(board == Board::Twelve),
+            g: Geometry::on(board),
             tables: HashMap::new(),
         }
     }
@@ -589,7 +662,7 @@ impl Oracle {
     #[inline(always)]
     fn moves(&self, u: u32, t: u32, capturable: u32, mut f: impl FnMut(Step) -> bool) -> bool {
         let g = &self.g;
-        let empty = FULL & !(u | t);
+        let empty = g.full & !(u | t);
         let flies = self.variant == Variant::Standard && u.count_ones() == 3;
         for from in bits(u) {
             let own = u & !(1 << from);
