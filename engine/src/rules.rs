@@ -657,9 +657,10 @@ mod tests {
         assert_eq!(Rules::NO_FLYING.table_name(), "no-flying");
         let per_mill = Rules::STANDARD.with_captures(Captures::PerMill);
         assert_eq!(per_mill.table_name(), "n9f1c2p0");
-        // Every piece count shares the tables of nine.
+        // Every piece count shares the tables of its board's preset count.
         for r in Rules::all() {
-            assert_eq!(r.tables(), r.with_pieces(9).expect("nine"));
+            let preset = r.board().preset_pieces();
+            assert_eq!(r.tables(), r.with_pieces(preset).expect("preset pieces"));
             assert!(r.table_index() < Rules::TABLE_GAMES);
         }
         let five = Rules::STANDARD.with_pieces(5).expect("five");
