@@ -90,6 +90,18 @@ struct Target<'a> {
     values: &'a [u16],
 }
 
+/// Whether a piece of `us` placed on an empty point closes two mills at once: a
+/// point that is the third of two lines of which `us` holds the other two each.
+fn closes_two_mills(us: Bitboard, them: Bitboard) -> bool {
+    let (mut once, mut twice) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    for &m in MILLS.iter().filter(|&&m| (us & m).count() == 2) {
+        let third = m & !us;
+        twice = twice | (once & third);
+        once = once | third;
+    }
+    !(twice & !(us | them)).is_empty()
+}
+
 /// The solver of one sector.
 struct Solver<'a> {
     rules: Rules,
@@ -97,10 +109,14 @@ struct Solver<'a> {
     /// By pieces captured: where a placement without (0), with one (1) and with two
     /// (2, per-mill captures only) captures leads.
     targets: [Option<Target<'a>>; 3],
-    /// Whether the rules capture and protect as the classic games do, on the nine
-    /// board, so that the fast way of [`Solver::solve`] applies (else every position
-    /// is solved by the engine's moves).
-    classic_captures: bool,
+    /// Whether the rules protect as the classic games do, on the nine board, so that
+    /// the fast way of [`Solver::solve`] applies (else every position is solved by the
+    /// engine's moves).
+    classic_protection: bool,
+    /// Whether a placement closing two mills takes two pieces (`captures=per-mill`):
+    /// the fast way then takes the positions where no placement closes two mills,
+    /// whose moves are those of the classic rules.
+    per_mill: bool,
 }
 
 /// The successors' side-to-move sets of the positions whose opponent has one set
@@ -161,9 +177,10 @@ impl<'a> Solver<'a> {
         let last = self.sector.them_hand == 0;
         let quiet = match movers.quiet {
             Some(q)
-                if self.classic_captures
+                if self.classic_protection
                     && q.is_canonical()
-                    && (!last || (them.count() >= 3 && us.count() >= 2)) =>
+                    && (!last || (them.count() >= 3 && us.count() >= 2))
+                    && !(self.per_mill && closes_two_mills(us, them)) =>
             {
                 q
             }
@@ -448,9 +465,9 @@ pub fn solve_placement<'a>(
         rules,
         sector,
         targets,
-        classic_captures: rules.captures() == Captures::One
-            && rules.protection() == Protection::Standard
+        classic_protection: rules.protection() == Protection::Standard
             && rules.board() == Board::Nine,
+        per_mill: rules.captures() == Captures::PerMill,
     };
     let (us, them) = (usize::from(sector.us), usize::from(sector.them));
     let index = SectorIndex::get(rules.board(), us, them);
