@@ -1,14 +1,20 @@
 //! The placement tablebases against an independent naive solver, for small complete
-//! games (every side holding `N` pieces, on the board and in hand).
+//! games (every side holding `N` pieces, on the board and in hand), under every rule
+//! set that has tables: the three boards, flying or not, one capture or one a mill,
+//! and the three protection rules.
 //!
 //! The oracle is plain recursive minimax with a memo over full positions: no index,
 //! no symmetry, no colour normalisation (every position has the colours and hands a
 //! game gives it), and the rules only through the engine's `legal_moves`, `play` and
-//! `end`. Positions with pieces in hand never repeat, so the recursion is finite and
+//! `end` (themselves checked against the naive model of `tests/oracle.rs` under every
+//! switch). Positions with pieces in hand never repeat, so the recursion is finite and
 //! its values exact: the winner takes the shortest win, the loser the longest loss,
 //! and a finished game has DTM 0. Positions with both hands empty take their values
 //! from the movement oracle of `tests/movement_oracle` (its own board, move generation
-//! and value iteration), never from the movement tables under test.
+//! and value iteration), never from the movement tables under test. The movement
+//! oracle knows no per-mill captures, and needs none: on the nine and six boards only
+//! a placement can close two mills at once, and the twelve board has no per-mill
+//! tables.
 //!
 //! The library side is `placement::solve_game` over movement sectors from
 //! `solve_pair`. Every entry of every placement sector is compared, value and DTM,
@@ -18,11 +24,9 @@
 
 mod movement_oracle;
 
-use morris_engine::Board;
-
 use morris_builder::placement::solve_game;
 use morris_builder::Silent;
-use morris_engine::{Bitboard, Color, Outcome, Position, Setup, Variant};
+use morris_engine::{Bitboard, Board, Captures, Color, Outcome, Position, Rules, Setup, Variant};
 use morris_tablebase::{PlacementSector, Sector, SectorIndex, Value, Wdl};
 use movement_oracle::{ByteMap, Oracle};
 use std::collections::HashMap;
@@ -91,7 +95,7 @@ impl Hasher for Mix {
     }
 }
 
-/// The naive solver of one variant's placing phase.
+/// The naive solver of one rule set's placing phase.
 struct NaiveSolver<'a> {
     movement: &'a Oracle,
     /// Engine point set to the movement oracle's point set.
@@ -102,13 +106,15 @@ struct NaiveSolver<'a> {
 
 impl NaiveSolver<'_> {
     fn new(movement: &Oracle) -> NaiveSolver<'_> {
-        let mut oracle_point = [0usize; 24];
-        for (p, slot) in (0..24).map(|p| (p, movement.g.to_engine.apply(1 << p))) {
-            oracle_point[slot.trailing_zeros() as usize] = p;
+        // Engine bits off the board (the six board's middle square) map to nothing.
+        let mut oracle_point = [None; 24];
+        for p in 0..movement.g.points {
+            let engine = movement.g.to_engine.apply(1 << p);
+            oracle_point[engine.trailing_zeros() as usize] = Some(p);
         }
         NaiveSolver {
             movement,
-            to_oracle: ByteMap::new(|e| 1 << oracle_point[e]),
+            to_oracle: ByteMap::new(|e| oracle_point[e].map_or(0, |p| 1 << p)),
             memo: HashMap::default(),
         }
     }
@@ -155,51 +161,58 @@ impl NaiveSolver<'_> {
 }
 
 /// The position of a placement sector's entry in the colours a game gives it.
-fn game_position(variant: Variant, s: PlacementSector, us: Bitboard, them: Bitboard) -> Position {
+fn game_position(rules: Rules, s: PlacementSector, us: Bitboard, them: Bitboard) -> Position {
     let setup = s.game_setup(us, them);
-    Position::from_setup(&setup, variant).expect("a sector entry is a valid position")
+    Position::from_setup(&setup, rules).expect("a sector entry is a valid position")
 }
 
 /// The movement sectors of a game of `max` pieces a side, from the generator.
-fn movement_tables(variant: Variant, max: u8) -> Vec<(Sector, Vec<u16>)> {
-    morris_builder::generate::solve_movement(variant, max).expect("movement sectors solve")
+fn movement_tables(rules: Rules, max: u8) -> Vec<(Sector, Vec<u16>)> {
+    morris_builder::generate::solve_movement(rules, max).expect("movement sectors solve")
 }
 
 /// The oracle's movement values of a game of `max` pieces a side.
-fn movement_oracle(variant: Variant, max: u8) -> Oracle {
-    let mut oracle = Oracle::new(variant);
+fn movement_oracle(rules: Rules, max: u8) -> Oracle {
+    let flying = if rules.flying() {
+        Variant::Standard
+    } else {
+        Variant::NoFlying
+    };
+    let mut oracle = Oracle::on_board(flying, rules.protection(), rules.board());
     if max >= 3 {
         oracle.solve(usize::from(max), usize::from(max));
     }
     oracle
 }
 
-/// Compare every placement value of the game of `max` pieces a side with the oracle.
-fn check_game(variant: Variant, max: u8) {
+/// Compare every placement value of the game of `max` pieces a side under `rules`
+/// with the oracle.
+fn check_game(rules: impl Into<Rules>, max: u8) -> Vec<(PlacementSector, Vec<u16>)> {
+    let rules: Rules = rules.into();
     let clock = Instant::now();
-    let moves = movement_tables(variant, max);
+    let moves = movement_tables(rules, max);
     let lookup = |s: Sector| {
         moves
             .iter()
             .find(|(t, _)| *t == s)
             .map(|(_, v)| v.as_slice())
     };
-    let game = solve_game(variant, max, &lookup, &Silent).expect("the game solves");
+    let game = solve_game(rules, max, &lookup, &Silent).expect("the game solves");
     let library = clock.elapsed();
-    let movement = movement_oracle(variant, max);
+    let movement = movement_oracle(rules, max);
     let mut naive = NaiveSolver::new(&movement);
     let mut entries = 0u64;
     let mut wrong = Vec::new();
     for (sector, values) in &game {
         let index = SectorIndex::get(
-            Board::Nine,
+            rules.board(),
             usize::from(sector.us),
             usize::from(sector.them),
         );
         assert_eq!(values.len() as u64, index.size(), "{sector}");
         for (i, &raw) in values.iter().enumerate() {
             let (us, them) = index.position(i as u64);
-            let pos = game_position(variant, *sector, us, them);
+            let pos = game_position(rules, *sector, us, them);
             let (mine, theirs) = (naive.value(&pos), Naive::of(Value(raw)));
             assert!(Value(raw).is_well_formed(), "{sector} entry {i}: {raw:#x}");
             if mine != theirs {
@@ -225,14 +238,14 @@ fn check_game(variant: Variant, max: u8) {
                 Color::Black
             },
         };
-        let pos = Position::from_setup(&setup, variant).expect("the oracle's own position");
+        let pos = Position::from_setup(&setup, rules).expect("the oracle's own position");
         let sector = PlacementSector::of(&pos).expect("a game position has a sector");
         let (_, values) = game
             .iter()
             .find(|(s, _)| *s == sector)
             .unwrap_or_else(|| panic!("{sector} belongs to the game"));
         let index = SectorIndex::get(
-            Board::Nine,
+            rules.board(),
             usize::from(sector.us),
             usize::from(sector.them),
         );
@@ -250,11 +263,11 @@ fn check_game(variant: Variant, max: u8) {
             hand: [max; 2],
             side_to_move: Color::White,
         },
-        variant,
+        rules,
     )
     .expect("the start of the game");
     eprintln!(
-        "{variant}, {max} pieces a side: start {:?}; {} sectors, {entries} entries, {positions} \
+        "{rules}, {max} pieces a side: start {:?}; {} sectors, {entries} entries, {positions} \
          positions; tables {:.1} s, oracle {:.1} s",
         naive.value(&start),
         game.len(),
@@ -263,17 +276,43 @@ fn check_game(variant: Variant, max: u8) {
     );
     assert!(
         wrong.is_empty(),
-        "{variant}, {max} pieces a side: {} disagreements, first: {}",
+        "{rules}, {max} pieces a side: {} disagreements, first: {}",
         wrong.len(),
         wrong[0]
     );
     assert_eq!(game.len(), PlacementSector::all(max).len());
+    game
+}
+
+/// The table games of a board: flying or not, each capture and protection rule.
+fn table_games(board: Board) -> Vec<Rules> {
+    Rules::table_games().filter(|r| r.board() == board).collect()
+}
+
+/// Every table game of `board` with `max` pieces a side against the oracle.
+fn check_board(board: Board, max: u8) {
+    let games = table_games(board);
+    assert_eq!(games.len(), if board == Board::Twelve { 6 } else { 12 });
+    for rules in games {
+        check_game(rules, max);
+    }
+}
+
+/// How many entries of two solutions of the same game differ.
+fn differences(a: &[(PlacementSector, Vec<u16>)], b: &[(PlacementSector, Vec<u16>)]) -> usize {
+    a.iter()
+        .zip(b)
+        .map(|((s, x), (t, y))| {
+            assert_eq!(s, t);
+            x.iter().zip(y).filter(|(p, q)| p != q).count()
+        })
+        .sum()
 }
 
 /// Hand-checked values, so that the oracle itself can be seen to fail.
 #[test]
 fn oracle_gets_rule_1_right() {
-    let movement = movement_oracle(Variant::Standard, 3);
+    let movement = movement_oracle(Rules::STANDARD, 3);
     let mut naive = NaiveSolver::new(&movement);
     let pos = |white: &str, black: &str, hand: [u8; 2], side: Color| {
         let board = |s: &str| {
@@ -332,6 +371,29 @@ fn placement_matches_oracle_no_flying_three_pieces() {
 }
 
 #[test]
+fn placement_matches_oracle_on_the_six_board_under_every_rule_set_three_pieces() {
+    check_board(Board::Six, 3);
+}
+
+/// The protection rules with three pieces on the nine board, and the twelve board's
+/// preset (the rest of both boards' three-piece games are `--ignored`).
+#[test]
+fn placement_matches_oracle_under_each_protection_and_on_the_twelve_board_three_pieces() {
+    use morris_engine::Protection;
+    for protection in [Protection::None, Protection::Full] {
+        check_game(Rules::STANDARD.with_protection(protection), 3);
+    }
+    check_game(Rules::TWELVE_MENS, 3);
+}
+
+#[test]
+#[ignore = "slow: the eighteen table games of the nine and twelve boards, 10 to 20 s each in --release; run with --ignored"]
+fn placement_matches_oracle_on_the_nine_and_twelve_boards_under_every_rule_set_three_pieces() {
+    check_board(Board::Nine, 3);
+    check_board(Board::Twelve, 3);
+}
+
+#[test]
 #[ignore = "slow: 1 to 1.5 minutes and 1.3 GB in --release (the movement oracle solves 4-4, the naive solver visits 20 million positions); run with --ignored"]
 fn placement_matches_oracle_standard_four_pieces() {
     check_game(Variant::Standard, 4);
@@ -341,4 +403,49 @@ fn placement_matches_oracle_standard_four_pieces() {
 #[ignore = "slow: 1 to 1.5 minutes and 1.3 GB in --release (the movement oracle solves 4-4, the naive solver visits 20 million positions); run with --ignored"]
 fn placement_matches_oracle_no_flying_four_pieces() {
     check_game(Variant::NoFlying, 4);
+}
+
+#[test]
+#[ignore = "slow: the twelve table games of the nine board, about a minute each in --release; run with --ignored"]
+fn placement_matches_oracle_on_the_nine_board_under_every_rule_set_four_pieces() {
+    check_board(Board::Nine, 4);
+}
+
+#[test]
+#[ignore = "slow: the six table games of the twelve board, about a minute each in --release; run with --ignored"]
+fn placement_matches_oracle_on_the_twelve_board_under_every_rule_set_four_pieces() {
+    check_board(Board::Twelve, 4);
+}
+
+#[test]
+#[ignore = "slow: the twelve table games of the six board, 10 to 20 s each in --release; run with --ignored"]
+fn placement_matches_oracle_on_the_six_board_under_every_rule_set_four_pieces() {
+    check_board(Board::Six, 4);
+}
+
+/// The whole game of the six board (six pieces a side), under every switch, where
+/// the house rules act: a placement closing two mills (five of the mover's pieces)
+/// takes two under per-mill captures, and the protection rules change which piece a
+/// mill takes. Each game agrees with the oracle entry by entry, and each switch
+/// changes values of the preset's game.
+#[test]
+#[ignore = "slow: twelve games of the six board, 20 to 60 s each in --release; run with --ignored"]
+fn six_mens_morris_matches_oracle_under_every_switch() {
+    use morris_engine::Protection;
+    for flying in [false, true] {
+        let base = Rules::SIX_MENS.with_flying(flying);
+        let preset = check_game(base, 6);
+        for captures in [Captures::One, Captures::PerMill] {
+            for protection in [Protection::Standard, Protection::None, Protection::Full] {
+                let rules = base.with_captures(captures).with_protection(protection);
+                if rules == base {
+                    continue;
+                }
+                let game = check_game(rules, 6);
+                let changed = differences(&preset, &game);
+                eprintln!("{rules}: {changed} placement entries differ from {base}");
+                assert!(changed > 0, "{rules} plays the six-piece game as {base} does");
+            }
+        }
+    }
 }
