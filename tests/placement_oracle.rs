@@ -286,7 +286,9 @@ fn check_game(rules: impl Into<Rules>, max: u8) -> Vec<(PlacementSector, Vec<u16
 
 /// The table games of a board: flying or not, each capture and protection rule.
 fn table_games(board: Board) -> Vec<Rules> {
-    Rules::table_games().filter(|r| r.board() == board).collect()
+    Rules::table_games()
+        .filter(|r| r.board() == board)
+        .collect()
 }
 
 /// Every table game of `board` with `max` pieces a side against the oracle.
@@ -444,7 +446,10 @@ fn six_mens_morris_matches_oracle_under_every_switch() {
                 let game = check_game(rules, 6);
                 let changed = differences(&preset, &game);
                 eprintln!("{rules}: {changed} placement entries differ from {base}");
-                assert!(changed > 0, "{rules} plays the six-piece game as {base} does");
+                assert!(
+                    changed > 0,
+                    "{rules} plays the six-piece game as {base} does"
+                );
             }
         }
     }
