@@ -551,3 +551,104 @@ fn a_puzzle_is_the_first_that_morris_puzzles_finds_with_the_seed() {
         "{body}"
     );
 }
+
+/// House rules through the API: `rules` names a spec as `--rules` does, the answer is
+/// read from that rule set's own tables (never the Standard ones beside them), a
+/// review is `morris review --rules`'s document, and a bad spec, or a spec beside a
+/// variant, is refused naming the parameter.
+#[test]
+fn house_rules_are_answered_from_their_own_tables() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for args in [
+        ["generate", "--rules", "six-mens", "--max-pieces", "3"],
+        ["generate", "--variant", "standard", "--max-pieces", "3"],
+    ] {
+        let out = Command::new(serve_util::BIN)
+            .args(args)
+            .arg("--tb")
+            .arg(dir.path())
+            .output()
+            .expect("morris generate runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let server = Server::start(dir.path(), &[]);
+    let start3 = ".../.../.../....../.../.../... w 3 3";
+    let moves = "a7 c5 d7";
+    let rules = morris_engine::Rules::parse("six-mens").expect("a spec");
+    let pos = *notation::parse_game(
+        &notation::parse_position(start3, rules).expect("a position"),
+        moves,
+    )
+    .expect("a game")
+    .position();
+    let path = |spec: &str| {
+        format!(
+            "/api/position?rules={}&fen={}&moves={}",
+            enc(spec),
+            enc(start3),
+            enc(moves)
+        )
+    };
+    let six = server.json(&path("six-mens"));
+    assert_eq!(six["variant"], "six-mens");
+    assert_eq!(six["value"]["obtained"], "tablebase", "{six}");
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).expect("tables open");
+    let value = tb.value(&pos).expect("readable").expect("covered");
+    assert_eq!(six["value"]["dtm"], Json::from(value.dtm()), "{six}");
+    // Only the six board's points: none of the middle square's.
+    let listed = six["moves"].as_array().expect("moves");
+    assert_eq!(listed.len(), pos.legal_moves().len());
+    assert!(
+        listed.iter().all(|m| m["to"] != "d6" && m["to"] != "b4"),
+        "{six}"
+    );
+    // The same game on the nine board is another position, from the Standard tables.
+    let nine = server.json(&api(start3, moves));
+    assert_eq!(nine["variant"], "standard");
+    assert_ne!(nine["moves"].as_array().expect("moves").len(), listed.len());
+    // No per-mill tables here: the answer is a search, labelled so.
+    let (status, body) = server.get(&format!("{}&time=0.2", path("standard,captures=per-mill")));
+    assert_eq!(status, 200, "{body}");
+    let per_mill: Json = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(per_mill["variant"], "standard,captures=per-mill");
+    assert_ne!(per_mill["value"]["obtained"], "tablebase", "{per_mill}");
+    // A review under the rules is the command line's.
+    let review = server.json(&format!(
+        "/api/review?rules=six-mens&fen={}&moves={}",
+        enc(start3),
+        enc(moves)
+    ));
+    let cli = cli_json(
+        dir.path(),
+        &[
+            "review", "--json", "--rules", "six-mens", "--fen", start3, "--moves", moves,
+        ],
+    );
+    assert_eq!(review, cli);
+    assert!(review["plies"]
+        .as_array()
+        .expect("plies")
+        .iter()
+        .all(|p| p["judged"] == true));
+    for (query, part) in [
+        (
+            "/api/position?rules=chess",
+            "rules 'chess': unknown preset 'chess'",
+        ),
+        ("/api/position?rules=standard,pieces=2", "3 to 12"),
+        (
+            "/api/position?rules=six-mens&variant=no-flying",
+            "rules: give either variant or rules, not both",
+        ),
+        ("/api/review?rules=six-mens&moves=d6", "moves: "),
+        ("/api/puzzle?rules=six-mens", "unknown parameter 'rules'"),
+    ] {
+        let (status, body) = server.get(query);
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body.contains(part), "{query}: {body}");
+    }
+}

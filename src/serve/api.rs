@@ -11,7 +11,7 @@
 //! layer (`super::http`) runs them on bounded pools of worker threads.
 
 use crate::report::{PuzzleJson, PuzzleSectorsJson, Report, ReviewJson, Search};
-use morris_engine::{notation, Game, Position, Variant};
+use morris_engine::{notation, Game, Position, Rules, Variant};
 use morris_solver::puzzles::{self, Goal, CLASSICS};
 use morris_solver::{analyze, Limits, Rng, Searcher, Strategy};
 use morris_tablebase::{SectorId, Tablebase};
@@ -55,8 +55,8 @@ impl Endpoint {
     /// The parameters it takes, as in the URL of the page.
     fn fields(self) -> &'static [&'static str] {
         match self {
-            Endpoint::Position => &["variant", "fen", "moves", "time", "strategy"],
-            Endpoint::Review => &["variant", "fen", "moves", "strategy"],
+            Endpoint::Position => &["variant", "rules", "fen", "moves", "time", "strategy"],
+            Endpoint::Review => &["variant", "rules", "fen", "moves", "strategy"],
             Endpoint::Puzzle => &["variant", "sector", "goal", "seed"],
             Endpoint::PuzzleSectors => &["variant"],
         }
@@ -70,6 +70,9 @@ pub struct Query {
     pub endpoint: Endpoint,
     /// `standard` or `no-flying`.
     pub variant: Option<String>,
+    /// House rules instead of a variant: a rule spec as `--rules` takes it
+    /// (`standard,captures=per-mill`, `six-mens`).
+    pub rules: Option<String>,
     /// A position string, ours or Sanmill's.
     pub fen: Option<String>,
     /// Moves played from the position (or from the start).
@@ -117,6 +120,7 @@ impl Query {
         }
         let slot = match name {
             "variant" => &mut self.variant,
+            "rules" => &mut self.rules,
             "fen" => &mut self.fen,
             "moves" => &mut self.moves,
             "time" => &mut self.time,
@@ -295,16 +299,43 @@ fn variant(q: &Query) -> Result<Variant, ApiError> {
     }
 }
 
-/// The game a query names, and its variant.
+/// The rules a query names: `rules` (a spec, as `--rules` takes it), else `variant`
+/// (default Standard).
+///
+/// # Errors
+/// 400 naming a bad spec, an unknown variant, or both parameters given.
+fn rules(q: &Query) -> Result<Rules, ApiError> {
+    match q.rules.as_deref().map(str::trim) {
+        None | Some("") => variant(q).map(Rules::from),
+        Some(spec) => {
+            if q.variant.as_deref().is_some_and(|v| !v.is_empty()) {
+                return Err(ApiError::bad(
+                    "rules: give either variant or rules, not both".to_string(),
+                ));
+            }
+            // A spec names a preset and a few switches; the error echoes its tokens.
+            if spec.len() > 200 {
+                return Err(ApiError::bad(format!(
+                    "rules: '{}' is no rule spec (over 200 characters)",
+                    shorten(spec)
+                )));
+            }
+            Rules::parse(spec).map_err(|e| ApiError::bad(e.to_string()))
+        }
+    }
+}
+
+/// The game a query names, under its rules.
 ///
 /// # Errors
 /// 400 naming the parameter and the bad token.
 pub fn game(q: &Query) -> Result<Game, ApiError> {
-    let variant = variant(q)?;
+    let rules = rules(q)?;
     let start = match q.fen.as_deref().map(str::trim) {
-        None | Some("") => Position::start(variant),
-        Some(fen) => notation::parse_position(fen, variant)
-            .map_err(|e| ApiError::bad(format!("fen: {e}")))?,
+        None | Some("") => Position::start(rules),
+        Some(fen) => {
+            notation::parse_position(fen, rules).map_err(|e| ApiError::bad(format!("fen: {e}")))?
+        }
     };
     notation::parse_game(&start, q.moves.as_deref().unwrap_or(""))
         .map_err(|e| ApiError::bad(format!("moves: {e}")))

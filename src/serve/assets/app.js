@@ -22,7 +22,7 @@ const MODES = ['explore', 'play', 'review', 'train'];
 const ENGINE_PAUSE_MS = 250;
 
 const state = {
-  mode: 'explore', variant: 'standard', strategy: 'ultra', fen: '', line: [], ply: 0,
+  mode: 'explore', variant: 'standard', rules: '', strategy: 'ultra', fen: '', line: [], ply: 0,
   data: null, sel: null, seq: 0, error: '',
   // play
   color: 'white', showValues: false,
@@ -45,15 +45,39 @@ function el(name, attrs, parent) {
   return e;
 }
 
-function drawGrid() {
+// The board a rule spec plays on: its preset's (six-mens, twelve-mens, else nine),
+// or the one its board= switch names.
+function boardOf(spec) {
+  const tokens = spec.split(',').map((t) => t.trim().toLowerCase());
+  let board = { 'six-mens': 'six', 'twelve-mens': 'twelve' }[tokens[0]] || 'nine';
+  for (const t of tokens.slice(1)) {
+    const m = /^board\s*=\s*(nine|six|twelve)$/.exec(t);
+    if (m) board = m[1];
+  }
+  return board;
+}
+
+// The points of a board: the six board has no middle square.
+const MIDDLE = ['b6', 'd6', 'f6', 'f4', 'f2', 'd2', 'b2', 'b4'];
+const pointsOf = (board) => (board === 'six' ? POINTS.filter((p) => !MIDDLE.includes(p)) : POINTS);
+
+// The squares, the joins of their midpoints and, on the twelve board, the diagonals.
+function drawGrid(board) {
   const g = $('lines');
-  for (const d of [0, 1, 2]) el('rect', { x: d, y: d, width: 6 - 2 * d, height: 6 - 2 * d }, g);
-  for (const [a, b] of [['d7', 'd5'], ['d3', 'd1'], ['a4', 'c4'], ['e4', 'g4']]) {
+  const hits = $('hits');
+  g.replaceChildren();
+  hits.replaceChildren();
+  g.dataset.board = board;
+  for (const d of board === 'six' ? [0, 2] : [0, 1, 2]) {
+    el('rect', { x: d, y: d, width: 6 - 2 * d, height: 6 - 2 * d }, g);
+  }
+  const joins = [['d7', 'd5'], ['d3', 'd1'], ['a4', 'c4'], ['e4', 'g4']];
+  if (board === 'twelve') joins.push(['a7', 'c5'], ['g7', 'e5'], ['g1', 'e3'], ['a1', 'c3']);
+  for (const [a, b] of joins) {
     const [x1, y1] = xy(a); const [x2, y2] = xy(b);
     el('line', { x1, y1, x2, y2 }, g);
   }
-  const hits = $('hits');
-  for (const p of POINTS) {
+  for (const p of pointsOf(board)) {
     const [cx, cy] = xy(p);
     el('circle', { class: 'dot', cx, cy, r: 0.1 }, g);
     const h = el('circle', { class: 'hit', cx, cy, r: 0.45, 'data-point': p, id: 'pt-' + p }, hits);
@@ -67,6 +91,7 @@ function readUrl() {
   const q = new URLSearchParams(location.search);
   state.mode = MODES.includes(q.get('mode')) ? q.get('mode') : 'explore';
   state.variant = q.get('variant') === 'no-flying' ? 'no-flying' : 'standard';
+  state.rules = (q.get('rules') || '').trim().slice(0, 200);
   state.strategy = ['perfect', 'classes'].includes(q.get('strategy')) ? q.get('strategy') : 'ultra';
   state.fen = q.get('fen') || '';
   state.line = (q.get('moves') || '').split(/[\s,]+/).filter((t) => t);
@@ -86,6 +111,7 @@ function urlOf() {
   const q = new URLSearchParams();
   if (state.mode !== 'explore') q.set('mode', state.mode);
   if (state.variant !== 'standard') q.set('variant', state.variant);
+  if (state.rules && state.mode !== 'train') q.set('rules', state.rules);
   if (state.mode === 'train') {
     if (state.sector) q.set('sector', state.sector);
     if (state.goal !== 'any') q.set('goal', state.goal);
@@ -112,8 +138,19 @@ function go(push) {
   load();
 }
 
+// The rules a request names: house rules where given (puzzles are drawn from the two
+// classic games only), else the variant.
+function rulesQuery() {
+  return state.rules && state.mode !== 'train' ? { rules: state.rules } : { variant: state.variant };
+}
+
 function syncControls() {
   $('variant').value = state.variant;
+  $('rules').value = state.rules;
+  const house = Boolean(state.rules) && state.mode !== 'train';
+  $('variant').disabled = house;
+  const board = house ? boardOf(state.rules) : 'nine';
+  if ($('lines').dataset.board !== board) drawGrid(board);
   $('strategy').value = state.strategy;
   $('color').value = state.color;
   $('showvalues').checked = state.showValues;
@@ -149,7 +186,7 @@ async function load() {
   if (seq !== state.seq) return;
   let data = null;
   if (!error) {
-    const q = { variant: state.variant, moves: state.line.slice(0, state.ply).join(' ') };
+    const q = { ...rulesQuery(), moves: state.line.slice(0, state.ply).join(' ') };
     if (state.fen) q.fen = state.fen;
     if (state.strategy !== 'ultra' && state.mode !== 'train') q.strategy = state.strategy;
     const a = await ask('/api/position', q);
@@ -178,7 +215,7 @@ async function load() {
 }
 
 async function loadReview() {
-  const q = { variant: state.variant, moves: state.line.join(' '), strategy: state.strategy };
+  const q = { ...rulesQuery(), moves: state.line.join(' '), strategy: state.strategy };
   if (state.fen) q.fen = state.fen;
   const key = JSON.stringify(q);
   if (key === state.reviewKey && state.review) return '';
@@ -665,7 +702,6 @@ function setMode(mode) {
 
 // ---- wiring ----
 
-drawGrid();
 $('first').addEventListener('click', () => step(0));
 $('back').addEventListener('click', () => step(state.ply - 1));
 $('forward').addEventListener('click', () => step(state.ply + 1));
@@ -682,6 +718,11 @@ for (const b of document.querySelectorAll('#modes button')) {
 $('variant').addEventListener('change', () => {
   state.variant = $('variant').value;
   if (state.mode === 'train') { state.sector = ''; state.seed = newSeed(); }
+  go(true);
+});
+$('rules').addEventListener('change', () => {
+  state.rules = $('rules').value.trim().slice(0, 200);
+  state.fen = ''; state.line = []; state.ply = 0;
   go(true);
 });
 $('strategy').addEventListener('change', () => { state.strategy = $('strategy').value; go(true); });
