@@ -738,7 +738,7 @@ mod tests {
             (
                 Endpoint::Review,
                 "time=1",
-                "'time' (expected variant, fen, moves, strategy)",
+                "'time' (expected variant, rules, fen, moves, strategy)",
             ),
             (
                 Endpoint::Puzzle,
