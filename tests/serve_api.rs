@@ -11,7 +11,6 @@ use serde_json::Value as Json;
 use serve_util::{api, enc, exchange, Server, START4};
 use std::io::Write;
 use std::net::TcpStream;
-use std::process::Command;
 
 /// Games of the four-piece game: placements, a capture while placing, slides, a
 /// flight and a capture by a slide that ends the game.
@@ -25,18 +24,7 @@ const GAMES: [&str; 5] = [
 
 /// What `morris ARGS... --tb DIR` prints as JSON.
 fn cli_json(dir: &std::path::Path, args: &[&str]) -> Json {
-    let out = Command::new(serve_util::BIN)
-        .args(args)
-        .arg("--tb")
-        .arg(dir)
-        .output()
-        .expect("morris runs");
-    assert!(
-        out.status.success(),
-        "morris {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    serde_json::from_slice(&serve_util::morris(dir, args)).expect("JSON")
 }
 
 fn analyze_json(dir: &std::path::Path, fen: &str, moves: &str) -> Json {
@@ -563,17 +551,7 @@ fn house_rules_are_answered_from_their_own_tables() {
         ["generate", "--rules", "six-mens", "--max-pieces", "3"],
         ["generate", "--variant", "standard", "--max-pieces", "3"],
     ] {
-        let out = Command::new(serve_util::BIN)
-            .args(args)
-            .arg("--tb")
-            .arg(dir.path())
-            .output()
-            .expect("morris generate runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        serve_util::morris(dir.path(), &args);
     }
     let server = Server::start(dir.path(), &[]);
     let start3 = ".../.../.../....../.../.../... w 3 3";

@@ -22,22 +22,29 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The start of the game of four pieces a side, which the small tables hold whole.
 pub const START4: &str = ".../.../.../....../.../.../... w 4 4";
 
+/// What `morris ARGS... --tb DIR` prints, the command having succeeded.
+pub fn morris(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--tb")
+        .arg(dir)
+        .output()
+        .expect("morris runs");
+    assert!(
+        out.status.success(),
+        "morris {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// Tables of the whole Standard game of four pieces a side (movement and placement),
 /// built once per test program.
 pub fn tables4() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let out = Command::new(BIN)
-            .args(["generate", "--max-pieces", "4", "--tb"])
-            .arg(dir.path())
-            .output()
-            .expect("morris generate runs");
-        assert!(
-            out.status.success(),
-            "morris generate failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        morris(dir.path(), &["generate", "--max-pieces", "4"]);
         dir
     })
     .path()

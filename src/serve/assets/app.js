@@ -111,7 +111,7 @@ function urlOf() {
   const q = new URLSearchParams();
   if (state.mode !== 'explore') q.set('mode', state.mode);
   if (state.variant !== 'standard') q.set('variant', state.variant);
-  if (state.rules && state.mode !== 'train') q.set('rules', state.rules);
+  if (houseRules()) q.set('rules', houseRules());
   if (state.mode === 'train') {
     if (state.sector) q.set('sector', state.sector);
     if (state.goal !== 'any') q.set('goal', state.goal);
@@ -138,18 +138,20 @@ function go(push) {
   load();
 }
 
-// The rules a request names: house rules where given (puzzles are drawn from the two
-// classic games only), else the variant.
+// The house rules in force: those given, except in training (puzzles are drawn from
+// the two classic games only).
+const houseRules = () => (state.mode === 'train' ? '' : state.rules);
+
+// The rules a request names: the house rules in force, else the variant.
 function rulesQuery() {
-  return state.rules && state.mode !== 'train' ? { rules: state.rules } : { variant: state.variant };
+  return houseRules() ? { rules: houseRules() } : { variant: state.variant };
 }
 
 function syncControls() {
   $('variant').value = state.variant;
   $('rules').value = state.rules;
-  const house = Boolean(state.rules) && state.mode !== 'train';
-  $('variant').disabled = house;
-  const board = house ? boardOf(state.rules) : 'nine';
+  $('variant').disabled = Boolean(houseRules());
+  const board = houseRules() ? boardOf(houseRules()) : 'nine';
   if ($('lines').dataset.board !== board) drawGrid(board);
   $('strategy').value = state.strategy;
   $('color').value = state.color;
