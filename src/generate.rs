@@ -58,6 +58,10 @@ pub struct Args {
     #[arg(long)]
     compact: bool,
 
+    /// With --compact: which sectors keep a .dtm file (see `morris pack --help`).
+    #[arg(long, value_enum, default_value_t = crate::pack::DistancesArg::OneSide, requires = "compact")]
+    distances: crate::pack::DistancesArg,
+
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::tb::MAX_THREADS))]
     threads: Option<u16>,
@@ -120,7 +124,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let clock = Instant::now();
     let mut reports = Vec::new();
     let output = if args.compact {
-        driver::Output::Compact
+        driver::Output::Compact(args.distances.into())
     } else {
         driver::Output::Raw
     };

@@ -2,7 +2,9 @@
 
 use crate::tb::{games_name, human_bytes, TbDir, Variants};
 use anyhow::Context as _;
-use morris_builder::pack::{default_level, estimate_sector, overhead, pack_sector, packed_from};
+use morris_builder::pack::{
+    default_level, estimate_sector, overhead, pack_sector, packed_from, Distances,
+};
 use morris_tablebase::compact::{compact_name, Kind};
 use morris_tablebase::sector::SectorId;
 use std::path::PathBuf;
@@ -29,6 +31,26 @@ impl Kinds {
     }
 }
 
+/// Which sectors keep their distances (`.dtm` files) in a compact set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DistancesArg {
+    /// All but those whose distances a probe finds by a one-ply search over their
+    /// successors: the side to move with fewer pieces of each unequal movement pair,
+    /// and placement with White to move (about half the bytes).
+    OneSide,
+    /// Every sector.
+    All,
+}
+
+impl From<DistancesArg> for Distances {
+    fn from(d: DistancesArg) -> Distances {
+        match d {
+            DistancesArg::OneSide => Distances::OneSide,
+            DistancesArg::All => Distances::All,
+        }
+    }
+}
+
 /// Make compact tables (.wdl and .dtm files) from a generated set.
 #[derive(clap::Args)]
 #[command(
@@ -40,6 +62,10 @@ distances. Packing resumes: a file already in --out is kept when it was packed f
 raw file and every block of it checks; a damaged one, or one packed from another raw file or by\n\
 an older morris, is packed again (each is written under a temporary name and renamed when\n\
 complete).\n\n\
+By default the set is one-sided (--distances one-side): the sectors whose distances follow from\n\
+their successors' by a one-ply search get no .dtm file (in each unequal movement pair the side to\n\
+move with fewer pieces, and the placement sectors with White to move), and a probe there plays\n\
+each move and reads the distances of the positions it reaches. --distances all writes them too.\n\n\
 With --estimate N nothing is written: every N-th block is compressed and the sizes of the whole\n\
 files are extrapolated from them.\n\n\
 Examples:\n  morris pack --tb tablebases --out compact\n  \
@@ -56,6 +82,10 @@ pub struct Args {
     /// Which files to make.
     #[arg(long, value_enum, default_value_t = Kinds::Both)]
     kind: Kinds,
+
+    /// Which sectors keep a .dtm file.
+    #[arg(long, value_enum, default_value_t = DistancesArg::OneSide)]
+    distances: DistancesArg,
 
     /// Which game(s).
     #[arg(long, value_enum, default_value_t = Variants::Both)]
@@ -108,8 +138,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     let kinds = args.kind.list();
+    let distances = Distances::from(args.distances);
     if let Some(every) = args.estimate {
-        return estimate(&raw, &kinds, args.level, every as usize);
+        return estimate(&raw, &kinds, distances, args.level, every as usize);
     }
     let out = args.out.clone().unwrap_or_default();
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -123,10 +154,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "seconds"
     );
     let started = Instant::now();
-    let (mut raw_bytes, mut written, mut kept) = (0u64, [0u64; 2], 0u32);
+    let (mut raw_bytes, mut written, mut kept, mut derived) = (0u64, [0u64; 2], 0u32, 0u32);
     for (variant, sector, file) in raw {
         raw_bytes += file.header().file_len();
         for (k, &kind) in kinds.iter().enumerate() {
+            if !distances.keeps_kind(variant, sector, kind) {
+                derived += 1;
+                continue;
+            }
             let path = out.join(compact_name(variant, sector, kind));
             match packed_from(&path, (variant, sector, kind), file) {
                 Ok(Some(bytes)) => {
@@ -154,6 +189,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             );
         }
     }
+    if derived > 0 {
+        outln!(
+            "{derived} sectors get no .dtm file: a probe finds their distances from their successors' (--distances all writes them)"
+        );
+    }
     if kept > 0 {
         outln!("{kept} files already in {} were kept", out.display());
     }
@@ -178,6 +218,7 @@ fn estimate(
         &morris_tablebase::SectorFile,
     )],
     kinds: &[Kind],
+    distances: Distances,
     level: Option<i32>,
     every: usize,
 ) -> anyhow::Result<()> {
@@ -194,6 +235,11 @@ fn estimate(
     for (variant, sector, file) in raw {
         let entries = file.header().entries;
         for (k, &kind) in kinds.iter().enumerate() {
+            if !distances.keeps_kind(*variant, *sector, kind) {
+                // Positions of the set, answered from their successors' distances.
+                totals[k].0 += entries;
+                continue;
+            }
             let (sampled, bytes) =
                 estimate_sector(file, kind, level.unwrap_or(default_level(kind)), every)?;
             let bits = bytes as f64 * 8.0 / sampled.max(1) as f64;
@@ -212,7 +258,7 @@ fn estimate(
     for (k, kind) in kinds.iter().enumerate() {
         let (entries, bytes) = totals[k];
         outln!(
-            "{} files (estimated from every {every}th block): {} for {entries} positions, {:.3} bits a position",
+            "{} files (estimated from every {every}th block): {} for {entries} positions, {:.3} bits a position of the set",
             kind.extension(),
             human_bytes(bytes),
             bytes as f64 * 8.0 / entries.max(1) as f64

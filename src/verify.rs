@@ -175,6 +175,10 @@ struct Full {
     values: u64,
     /// Sectors whose results alone were recomputed (no file with distances).
     results_only: u64,
+    /// Sectors without distances of their own whose successors all have them (a
+    /// one-sided compact set): their results follow from values with distances, so
+    /// their check is complete, and so is the distances' found from them.
+    derived: u64,
     /// Values that disagree with their successors.
     mismatches: u64,
     /// Files found bad or that could not be checked.
@@ -209,8 +213,13 @@ fn full_check(
             return false;
         }
     };
+    let derived = sector.successors(variant).into_iter().all(|t| {
+        good.source(variant, t)
+            .is_some_and(|f| f.stored() == Stored::Values)
+    });
     match own.stored() {
         Stored::Values => full.values += 1,
+        Stored::ResultsOnly if derived => full.derived += 1,
         Stored::ResultsOnly => full.results_only += 1,
     }
     full.mismatches += m.count;
@@ -501,11 +510,19 @@ fn summary(args: &Args, files: u64, full: &Full) -> String {
     } else {
         String::new()
     };
+    let derived = if full.derived > 0 {
+        format!(
+            " ({} of them from the distances of their successors, which store them)",
+            plural(full.derived, "sector")
+        )
+    } else {
+        String::new()
+    };
     if full.results_only == 0 {
-        return format!("all {files} files ok{verified}");
+        return format!("all {files} files ok{verified}{derived}");
     }
     format!(
-        "all {files} files ok{verified}; {} with no distances (a .wdl file alone): their win, draw or loss agree with their successors', which cannot rule out a wrong labelling where positions repeat",
+        "all {files} files ok{verified}{derived}; {} with no distances (a .wdl file alone): their win, draw or loss agree with their successors', which cannot rule out a wrong labelling where positions repeat",
         plural(full.results_only, "sector")
     )
 }

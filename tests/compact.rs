@@ -5,7 +5,7 @@
 use morris_engine::{Color, Position, Rules, Setup};
 use morris_tablebase::compact::{compact_name, CompactFile, Kind};
 use morris_tablebase::file::file_name;
-use morris_tablebase::sector::SectorId;
+use morris_tablebase::sector::{Sector, SectorId};
 use morris_tablebase::{Mapper, OpenOptions, SectorFile, Tablebase, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,8 +26,9 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// The raw set of both games of four pieces a side and its compact form (`raw`,
-/// `compact` under the test's target directory), made once by the command line.
+/// The raw set of both games of four pieces a side and its compact form with every
+/// `.dtm` file (`raw`, `compact` under the test's target directory), made once by the
+/// command line.
 fn sets() -> &'static (PathBuf, PathBuf) {
     static SETS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     SETS.get_or_init(|| {
@@ -48,7 +49,17 @@ fn sets() -> &'static (PathBuf, PathBuf) {
             raw_s,
         ]);
         assert!(g.status.success(), "{}", text(&g));
-        let p = morris(&["pack", "--tb", raw_s, "--out", compact_s, "--level", "3"]);
+        let p = morris(&[
+            "pack",
+            "--tb",
+            raw_s,
+            "--out",
+            compact_s,
+            "--level",
+            "3",
+            "--distances",
+            "all",
+        ]);
         assert!(p.status.success(), "{}", text(&p));
         (raw, compact)
     })
@@ -178,7 +189,14 @@ fn a_mixed_set_answers_like_the_raw_one() {
     let mut probed = 0;
     for (variant, sector, raw_file) in &files {
         let index = raw_file.index();
-        let wdl_only = matches!(sector, SectorId::Placement(_)) && *variant == Rules::NO_FLYING;
+        // A No-flying placement sector whose turns all end the placing phase reads
+        // its distances from the raw movement files by a one-ply search.
+        let last = sector
+            .successors(*variant)
+            .iter()
+            .all(|s| matches!(s, SectorId::Movement(_)));
+        let wdl_only =
+            matches!(sector, SectorId::Placement(_)) && *variant == Rules::NO_FLYING && !last;
         assert_eq!(mixed.has_dtm(*variant, *sector), Some(!wdl_only));
         for i in (0..raw_file.header().entries).step_by(7) {
             let pos = position(*variant, *sector, index, i);
@@ -246,6 +264,140 @@ fn a_mixed_set_answers_like_the_raw_one() {
         assert_eq!(sum(6).to_string(), total[5], "{grouped}");
         assert!(groups.iter().all(|w| w[4] == "-"), "{grouped}");
     }
+}
+
+/// The default, one-sided compact set: no `.dtm` file for the sectors
+/// [`SectorId::distances_derived`] names, and every probe of every position of both
+/// games still answers the raw value with its distance; the search proves the same
+/// values; `verify --full` checks it whole; a `.wdl` file that contradicts the
+/// distances of its successors is an error naming it.
+#[test]
+fn a_one_sided_set_answers_every_distance() {
+    let (raw, _) = sets();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().to_str().expect("utf-8");
+    let p = morris(&[
+        "pack",
+        "--tb",
+        raw.to_str().expect("utf-8"),
+        "--out",
+        out,
+        "--level",
+        "3",
+    ]);
+    assert!(p.status.success(), "{}", text(&p));
+    assert!(
+        text(&p).contains("sectors get no .dtm file"),
+        "{}",
+        text(&p)
+    );
+    let files = raw_files(raw);
+    let whole = Tablebase::open(raw, OpenOptions::default()).expect("opens");
+    let one = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
+    let (mut derived, mut probed) = (0, 0u64);
+    for (variant, sector, raw_file) in &files {
+        let dtm = dir.path().join(compact_name(*variant, *sector, Kind::Dtm));
+        assert_eq!(
+            dtm.exists(),
+            !sector.distances_derived(*variant),
+            "{variant} {sector}"
+        );
+        assert_eq!(
+            one.has_dtm(*variant, *sector),
+            Some(true),
+            "{variant} {sector}"
+        );
+        assert_eq!(
+            one.derives(*variant, *sector),
+            !dtm.exists(),
+            "{variant} {sector}"
+        );
+        derived += usize::from(!dtm.exists());
+        let stored = raw_file.values().expect("intact");
+        for (i, &v) in stored.iter().enumerate() {
+            let pos = position(*variant, *sector, raw_file.index(), i as u64);
+            let got = one.probe(&pos).expect("good").expect("covered");
+            assert_eq!(got.value, Value(v), "{variant} {sector} {i}");
+            let cheap = one.probe_stored(&pos).expect("good").expect("covered");
+            assert_eq!(cheap.value.wdl(), Value(v).wdl(), "{variant} {sector} {i}");
+            assert_eq!(whole.value(&pos).expect("good"), Some(Value(v)));
+            probed += 1;
+        }
+    }
+    // Both kinds of derived sector: movement (fewer pieces to move) and placement
+    // (White to move), in both games.
+    assert!(derived > 50, "{derived}");
+    assert!(probed > 10_000_000, "{probed}");
+    let v = morris(&["verify", "--full", "--tb", out]);
+    assert!(v.status.success(), "{}", text(&v));
+    assert!(text(&v).contains("every value verified"), "{}", text(&v));
+    // The search answers from it as from the raw set.
+    for fen in [
+        "W.B/.W./.../B....W/.../.../B.. b 0 0",
+        "W.B/.W./.../B....W/.../.../... w 1 2",
+    ] {
+        let args = |tb: &str| morris(&["solve", "--fen", fen, "--tb", tb]);
+        let (a, b) = (args(out), args(raw.to_str().expect("utf-8")));
+        assert!(a.status.success(), "{}", text(&a));
+        // All but the timing line.
+        let answer = |o: &Output| -> Vec<String> {
+            text(o)
+                .lines()
+                .filter(|l| !l.starts_with("search:"))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(answer(&a), answer(&b));
+    }
+    // A .wdl file of a derived sector packed from values with one win made a loss
+    // (a self-consistent file, checksums and counts included) contradicts its
+    // successors: the probe of that position is an error naming the file, and
+    // `verify --full` fails naming it.
+    let sector: Sector = "3-4".parse().expect("a sector");
+    assert!(SectorId::from(sector).distances_derived(Rules::STANDARD));
+    let name = compact_name(Rules::STANDARD, sector, Kind::Wdl);
+    let bad = tempfile::tempdir().expect("a temporary directory");
+    for entry in std::fs::read_dir(dir.path()).expect("listed") {
+        let entry = entry.expect("an entry");
+        std::fs::copy(entry.path(), bad.path().join(entry.file_name())).expect("copied");
+    }
+    let raw_file = SectorFile::open(
+        &raw.join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    let mut values = raw_file.values().expect("intact");
+    let i = values
+        .iter()
+        .position(|&v| Value(v).wdl() == morris_engine::Wdl::Win)
+        .expect("a win");
+    let dtm = Value(values[i]).dtm().expect("a distance");
+    values[i] = Value::decided(dtm + 1).0;
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
+        .expect("written");
+    let changed = SectorFile::open(
+        &scratch.path().join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    morris_builder::pack::pack_sector(&changed, bad.path(), Kind::Wdl, 3).expect("packed");
+    let tb = Tablebase::open(bad.path(), OpenOptions::default()).expect("opens");
+    let pos = position(Rules::STANDARD, sector.into(), raw_file.index(), i as u64);
+    let e = tb.probe(&pos).expect_err("contradicts");
+    assert!(e.to_string().contains(&name), "{e}");
+    assert!(e.to_string().contains("successors"), "{e}");
+    let v = morris(&[
+        "verify",
+        "--full",
+        "--tb",
+        bad.path().to_str().expect("utf-8"),
+    ]);
+    assert!(!v.status.success(), "{}", text(&v));
+    assert!(text(&v).contains("MISMATCHES"), "{}", text(&v));
+    assert!(text(&v).contains("standard 3-4 wdl"), "{}", text(&v));
 }
 
 /// A flipped byte in a block of a compact file: `verify` fails naming the file, a
@@ -335,6 +487,8 @@ fn pack_resumes() {
         out,
         "--level",
         "3",
+        "--distances",
+        "all",
     ]);
     assert!(p.status.success(), "{}", text(&p));
     let t = text(&p);
@@ -427,6 +581,8 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
         tb,
         "--level",
         "3",
+        "--distances",
+        "all",
     ]);
     assert!(p.status.success(), "{}", text(&p));
     let t = text(&p);
@@ -612,7 +768,12 @@ fn a_search_for_the_value_alone_uses_win_draw_loss_files() {
         let r = searcher.search(&pos, limits, &[]).expect("searched");
         let got = r.value.expect("proven");
         assert_eq!(got.wdl, want, "{at}: {pos}");
-        assert_eq!(got.dtm, None, "{pos}");
+        // (Distances only where every turn ends the game: a one-ply search finds
+        // them without any file.)
+        let sector = Tablebase::sector_id_of(&pos).expect("a sector");
+        if !tb.derives(pos.rules(), sector) {
+            assert_eq!(got.dtm, None, "{pos}");
+        }
         // Read at the root, not searched.
         assert!(r.stats.nodes <= 1, "{at}: {pos}");
         if want == morris_tablebase::Wdl::Win {

@@ -14,9 +14,10 @@
 use crate::convert::{convert_file, Converted};
 use crate::copy::ValueCopy;
 use crate::generate::{solve_pair, GenerateError};
-use crate::pack::{default_level, pack_sector, packed_from};
+use crate::pack::{default_level, pack_sector, packed_from, Distances};
 use crate::placement::{solve_placement, PlacementError};
 use crate::progress::{Observer, Silent};
+use crate::verify::{derive_codes, Source};
 use crate::write::write_sector;
 use morris_engine::{Board, Rules, PIECES_PER_PLAYER};
 use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, Kind};
@@ -83,9 +84,11 @@ pub enum Output {
     #[default]
     Raw,
     /// Compact files (`.wdl` and `.dtm`, as `morris pack` writes them at its default
-    /// levels): a sector's raw file stays only while sectors still to be solved read
-    /// it, then it is packed and removed.
-    Compact,
+    /// levels, the `.dtm` files of the sectors `Distances` keeps): a sector's raw file
+    /// stays only while sectors still to be solved read it, then it is packed and
+    /// removed. The `.dtm` files a one-sided set leaves out are written too while
+    /// later sectors read them, and removed at the end of the run.
+    Compact(Distances),
 }
 
 /// Receives the events of a run; all methods default to nothing.
@@ -404,11 +407,17 @@ impl<'a> Run<'a> {
     /// compact run) from its `.dtm` file.
     fn decoded(&self, sector: SectorId) -> Result<ValueCopy, FileError> {
         let path = self.dir.join(file_name(self.rules, sector));
-        if self.output == Output::Compact && !path.exists() {
-            let id = (self.rules, sector, Kind::Dtm);
+        if matches!(self.output, Output::Compact(_)) && !path.exists() {
             let path = self.dir.join(compact_name(self.rules, sector, Kind::Dtm));
-            let f = CompactFile::open(&path, id, Arc::new(BlockCache::new(0)))?;
-            return ValueCopy::decode(&f.raw_codes()?).map_err(|e| FileError {
+            let codes = match self.compact(sector, Kind::Dtm) {
+                Ok(f) => f.raw_codes()?,
+                // Left out of a finished one-sided set: found from the successors.
+                Err(e) if e.problem.is_missing() && sector.distances_derived(self.rules) => {
+                    self.derived(sector)?
+                }
+                Err(e) => return Err(e),
+            };
+            return ValueCopy::decode(&codes).map_err(|e| FileError {
                 path,
                 problem: e.into(),
             });
@@ -416,15 +425,51 @@ impl<'a> Run<'a> {
         decoded(self.dir, self.rules, sector)
     }
 
+    /// The compact file of `kind` of a finished sector.
+    fn compact(&self, sector: SectorId, kind: Kind) -> Result<CompactFile, FileError> {
+        let path = self.dir.join(compact_name(self.rules, sector, kind));
+        CompactFile::open(
+            &path,
+            (self.rules, sector, kind),
+            Arc::new(BlockCache::new(0)),
+        )
+    }
+
+    /// The values of a finished sector whose `.dtm` file a one-sided set left out,
+    /// with the distances its successors' `.dtm` files give them.
+    fn derived(&self, sector: SectorId) -> Result<Vec<u8>, FileError> {
+        let wdl = self.compact(sector, Kind::Wdl)?;
+        let mut next = Vec::new();
+        for s in sector.successors(self.rules) {
+            next.push((s, self.compact(s, Kind::Dtm)?));
+        }
+        let source = |s: SectorId| {
+            next.iter()
+                .find(|(t, _)| *t == s)
+                .map(|(_, f)| Source::Compact(f))
+        };
+        derive_codes(self.rules, sector, Source::Compact(&wdl), source)
+            .map_err(|e| FileError::new(wdl.path(), std::io::Error::other(e.to_string())))
+    }
+
     /// A sector's files as found: its raw file, else (in a compact run) its two
     /// compact files, each checked whole.
     fn found(&self, sector: SectorId) -> Found {
         let raw = Found::of(finished(self.dir, self.rules, sector));
-        if self.output == Output::Raw || !matches!(raw, Found::Missing) {
-            return raw;
-        }
+        let distances = match self.output {
+            Output::Compact(d) if matches!(raw, Found::Missing) => d,
+            _ => return raw,
+        };
         let mut stats = None;
         for kind in Kind::ALL {
+            if !distances.keeps_kind(self.rules, sector, kind)
+                && !self
+                    .dir
+                    .join(compact_name(self.rules, sector, kind))
+                    .exists()
+            {
+                continue;
+            }
             let path = self.dir.join(compact_name(self.rules, sector, kind));
             let checked = CompactFile::open(
                 &path,
@@ -473,15 +518,27 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    /// Pack every raw file of the run left (a compact run).
+    /// Pack every raw file of the run left (a compact run), then remove the `.dtm`
+    /// files a one-sided set leaves out.
     fn retire_all(&self, reporter: &dyn Reporter) -> Result<(), DriverError> {
-        if self.output == Output::Raw {
+        let Output::Compact(distances) = self.output else {
             return Ok(());
-        }
+        };
         let mut sectors: Vec<SectorId> = self.items.keys().copied().collect();
         sectors.sort();
-        for s in sectors {
+        for &s in &sectors {
             self.retire(s, reporter)?;
+        }
+        for s in sectors {
+            if !distances.keeps(self.rules, s) {
+                let path = self.dir.join(compact_name(self.rules, s, Kind::Dtm));
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(FileError::new(&path, e).into())
+                    }
+                    _ => {}
+                }
+            }
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! a resumed run may keep ([`packed_from`]).
 
 use crate::write::{write_at, write_safely};
+use morris_engine::Rules;
 use morris_tablebase::compact::{
     compact_name, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
 };
@@ -47,6 +48,30 @@ pub const fn default_level(kind: Kind) -> i32 {
         Kind::Dtm => 13,
     }
 }
+/// Which sectors of a compact set get a `.dtm` file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Distances {
+    /// Every sector.
+    All,
+    /// All but the sectors whose distances a probe finds from their successors' by a
+    /// one-ply search ([`SectorId::distances_derived`]): about half the bytes.
+    #[default]
+    OneSide,
+}
+
+impl Distances {
+    /// Whether the set keeps the `.dtm` file of `sector` under `rules`.
+    pub fn keeps(self, rules: impl Into<Rules>, sector: SectorId) -> bool {
+        self == Distances::All || !sector.distances_derived(rules)
+    }
+
+    /// Whether the set keeps the compact file of `kind` of `sector` under `rules`:
+    /// every `.wdl` file, and the `.dtm` files [`Distances::keeps`] says.
+    pub fn keeps_kind(self, rules: impl Into<Rules>, sector: SectorId, kind: Kind) -> bool {
+        kind == Kind::Wdl || self.keeps(rules, sector)
+    }
+}
+
 /// The sizes [`pack_sector`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packed {

@@ -13,6 +13,11 @@
 //! parity (see [`CompactFile::raw_codes`]). That check is weaker: without distances,
 //! positions that repeat could carry a consistent but wrong labelling.
 //!
+//! A sector whose distances are not stored but follow from its successors' (a
+//! one-sided compact set, see [`SectorId::distances_derived`]) is read, where another
+//! sector's check needs it, with the distances its successors give it
+//! ([`derive_codes`]), its results checked against its `.wdl` file on the way.
+//!
 //! Files: [`check_sector`] recomputes a sector from the files of the sectors it
 //! [`reads`], each read from its best [`Source`]; [`compare`] and [`compare_compact`]
 //! check a compact file value by value against another file of its sector.
@@ -21,15 +26,15 @@ use crate::copy::ValueCopy;
 use morris_engine::{Bitboard, Color, Position, Rules, Setup, MAX_MOVES};
 use morris_sys::prefetch;
 use morris_tablebase::compact::{CompactFile, Kind};
-use morris_tablebase::file::{decode_byte, FileError, Problem, SectorFile};
+use morris_tablebase::file::{decode_byte, encode_byte, FileError, Problem, SectorFile};
 use morris_tablebase::index::{SectorIndex, UsSet};
-use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, Value, Wdl};
+use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, Value};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// What the stored values of the sector checked hold, and so what is compared.
@@ -197,7 +202,19 @@ pub fn verify_sector<'a>(
     stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
-    let rules: Rules = rules.into();
+    recompute_sector(rules.into(), sector, values, stored, progress, None)
+}
+
+/// [`verify_sector`], writing each position's recomputed value (encoded as the raw
+/// files store it) to `out` when given.
+fn recompute_sector<'a>(
+    rules: Rules,
+    sector: Sector,
+    values: &dyn Fn(Sector) -> Option<&'a [u8]>,
+    stored: Stored,
+    progress: &(dyn Fn(u64) + Sync),
+    out: Option<&[AtomicU8]>,
+) -> Result<Mismatches, VerifyError> {
     let missing = VerifyError::Missing;
     let own = values(sector).ok_or(missing(sector))?;
     let copy = |s: Sector, v: &[u8]| ValueCopy::decode(v).map_err(|e| VerifyError::Memory(s, e));
@@ -268,6 +285,10 @@ pub fn verify_sector<'a>(
     let example = std::sync::Mutex::new(None);
     let check = |i: u64, successors: &Successors| {
         let computed = successors.value(read);
+        if let Some(out) = out {
+            // A value no byte holds is also a mismatch, counted below.
+            out[i as usize].store(encode_byte(computed).unwrap_or(0), Relaxed);
+        }
         if let Some((ours, theirs)) = stored.compare(decode_byte(own[i as usize]), computed) {
             count.fetch_add(1, Relaxed);
             let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
@@ -327,31 +348,13 @@ pub enum VerifyError {
     /// The copy of a sector could not be allocated.
     #[error("cannot allocate memory for a copy of sector {0}: {1}")]
     Memory(Sector, std::io::Error),
+    /// The distances of a sector that does not store them cannot be found: some of
+    /// its results disagree with its successors'.
+    #[error("the distances of sector {0} cannot be found from its successors: {1} of its results disagree with theirs")]
+    Derived(SectorId, u64),
     /// A sector that placements reach is missing (or was found bad).
     #[error("sector {0} is missing or bad")]
     MissingSector(SectorId),
-}
-
-/// The best value over successors' values (each for its own side to move); `None`
-/// when a distance leaves the encoding.
-fn best_of(children: impl Iterator<Item = Value>) -> Option<Value> {
-    let (mut win, mut loss, mut draw) = (None::<u16>, None::<u16>, false);
-    for c in children {
-        match (c.wdl(), c.dtm()) {
-            (Wdl::Loss, Some(d)) => win = Some(win.map_or(d + 1, |w| w.min(d + 1))),
-            (Wdl::Win, Some(d)) => loss = Some(loss.map_or(d + 1, |l| l.max(d + 1))),
-            _ => draw = true,
-        }
-    }
-    let fits = |d: u16| d <= Value::MAX_DTM;
-    match (win, draw, loss) {
-        (Some(d), _, _) => fits(d).then(|| Value::win(d)),
-        (None, true, _) => Some(Value::DRAW),
-        (None, false, l) => {
-            let d = l.unwrap_or(0);
-            fits(d).then(|| Value::loss(d))
-        }
-    }
 }
 
 /// Recompute every value of placement sector `sector` from its successors and compare
@@ -371,7 +374,19 @@ pub fn verify_placement<'a>(
     stored: Stored,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
-    let rules: Rules = rules.into();
+    recompute_placement(rules.into(), sector, values, stored, progress, None)
+}
+
+/// [`verify_placement`], writing each position's recomputed value (encoded as the
+/// raw files store it) to `out` when given.
+fn recompute_placement<'a>(
+    rules: Rules,
+    sector: PlacementSector,
+    values: &(dyn Fn(SectorId) -> Option<&'a [u8]> + Sync),
+    stored: Stored,
+    progress: &(dyn Fn(u64) + Sync),
+    out: Option<&[AtomicU8]>,
+) -> Result<Mismatches, VerifyError> {
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
     let index = SectorId::from(sector).index(rules.board());
     if own.len() as u64 != index.size() {
@@ -484,11 +499,15 @@ pub fn verify_placement<'a>(
                                 None => lookup(&next)?,
                             });
                         }
-                        best_of(children.into_iter())
+                        Value::best_of(children)
                     }
                 };
                 // A distance beyond the encoding is a mismatch, shown as the undefined value.
                 let computed = computed.unwrap_or(Value(0x8000));
+                if let Some(out) = out {
+                    // A value no byte holds is also a mismatch, counted below.
+                    out[i].store(encode_byte(computed).unwrap_or(0), Relaxed);
+                }
                 if let Some((ours, theirs)) = stored.compare(own_value, computed) {
                     count.fetch_add(1, Relaxed);
                     let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
@@ -568,19 +587,81 @@ pub fn check_sector<'a>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let rules: Rules = rules.into();
-    let codes: HashMap<SectorId, Cow<'a, [u8]>> = reads(rules, sector)
-        .into_iter()
-        .filter_map(|s| {
-            let file = if s == sector { Some(own) } else { source(s) };
-            Some((s, file?.codes().ok()?))
-        })
-        .collect();
+    let mut codes: HashMap<SectorId, Cow<'a, [u8]>> = HashMap::new();
+    for s in reads(rules, sector) {
+        let Some(file) = (if s == sector { Some(own) } else { source(s) }) else {
+            continue;
+        };
+        let derived = s != sector
+            && file.stored() == Stored::ResultsOnly
+            && s.successors(rules)
+                .into_iter()
+                .all(|t| source(t).is_some_and(|f| f.stored() == Stored::Values));
+        if derived {
+            codes.insert(s, Cow::Owned(derive_codes(rules, s, file, &source)?));
+        } else if let Ok(c) = file.codes() {
+            codes.insert(s, c);
+        }
+    }
+    recompute(rules, sector, &codes, own.stored(), progress, None)
+}
+
+/// Recompute `sector` from `codes` (its own and its successors').
+fn recompute(
+    rules: Rules,
+    sector: SectorId,
+    codes: &HashMap<SectorId, Cow<'_, [u8]>>,
+    stored: Stored,
+    progress: &(dyn Fn(u64) + Sync),
+    out: Option<&[AtomicU8]>,
+) -> Result<Mismatches, VerifyError> {
     let entries = |s: SectorId| codes.get(&s).map(|c| &c[..]);
     let lookup = |s| entries(SectorId::Movement(s));
     match sector {
-        SectorId::Movement(m) => verify_sector(rules, m, &lookup, own.stored(), progress),
-        SectorId::Placement(p) => verify_placement(rules, p, &entries, own.stored(), progress),
+        SectorId::Movement(m) => recompute_sector(rules, m, &lookup, stored, progress, out),
+        SectorId::Placement(p) => recompute_placement(rules, p, &entries, stored, progress, out),
     }
+}
+
+/// The values of a sector stored without distances (`own`, its `.wdl` file) with
+/// the distances its successors' values give them, as a raw file would hold them;
+/// every successor is read from the file `source` gives for its sector, which must
+/// hold distances.
+///
+/// # Errors
+/// [`VerifyError::Derived`] when a result of `own` disagrees with its successors'
+/// (its own check names the position), or as [`check_sector`].
+pub fn derive_codes<'a>(
+    rules: impl Into<Rules>,
+    sector: SectorId,
+    own: Source<'a>,
+    source: impl Fn(SectorId) -> Option<Source<'a>>,
+) -> Result<Vec<u8>, VerifyError> {
+    let rules: Rules = rules.into();
+    let mut codes: HashMap<SectorId, Cow<'a, [u8]>> = HashMap::new();
+    for s in reads(rules, sector) {
+        let file = if s == sector { Some(own) } else { source(s) };
+        if let Some(c) = file.and_then(|f| f.codes().ok()) {
+            codes.insert(s, c);
+        }
+    }
+    let size = usize::try_from(sector.size(rules.board()))
+        .map_err(|_| VerifyError::Inconsistent(format!("sector {sector} is too large")))?;
+    let out: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
+        .take(size)
+        .collect();
+    let m = recompute(
+        rules,
+        sector,
+        &codes,
+        Stored::ResultsOnly,
+        &|_| {},
+        Some(&out),
+    )?;
+    if m.count > 0 {
+        return Err(VerifyError::Derived(sector, m.count));
+    }
+    Ok(out.into_iter().map(AtomicU8::into_inner).collect())
 }
 
 /// Check every value of compact file `file` against the raw file of the same sector:

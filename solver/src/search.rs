@@ -647,12 +647,10 @@ impl Worker<'_> {
         // A value without its distance cuts like a table entry's bound when it can
         // (always, in a search for the value alone); otherwise the search goes on
         // below it as if the table were absent.
-        match self.tb.probe(pos, ply) {
-            Ok(Some(t)) => {
-                if let Some(score) = t.within(alpha, beta) {
-                    self.stats.tb_hits += 1;
-                    return (score, false);
-                }
+        match self.tb.probe_cut(pos, ply, alpha, beta) {
+            Ok(Some(score)) => {
+                self.stats.tb_hits += 1;
+                return (score, false);
             }
             Ok(None) => {}
             Err(e) => return self.fail(e),

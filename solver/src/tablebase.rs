@@ -236,6 +236,33 @@ impl<'a> Tablebases<'a> {
         }
     }
 
+    /// The score a loaded sector gives a node searched with the window `(alpha, beta)`
+    /// at `ply` plies from the root, if it decides the node: as [`Tablebases::probe`]
+    /// and [`TbScore::within`], but the distance of a sector that does not store its
+    /// distances is found (a one-ply search over the tables) only when the result's
+    /// bound alone does not decide the node, as in a search for the value alone it
+    /// always does.
+    pub(crate) fn probe_cut(
+        &self,
+        pos: &Position,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> Result<Option<i32>, SearchError> {
+        let Some(tb) = self.tb else {
+            return Ok(None);
+        };
+        let Some(found) = tb.probe_stored(pos)? else {
+            return Ok(None);
+        };
+        let score = TbScore::of(&found, ply)?.and_then(|t| t.within(alpha, beta));
+        if score.is_some() || !found.value.is_distance_unknown() {
+            return Ok(score);
+        }
+        let derived = tb.derive(pos, found)?;
+        Ok(TbScore::of(&derived, ply)?.and_then(|t| t.within(alpha, beta)))
+    }
+
     /// The exact score of the position after `m`, for the side that plays it, when the
     /// game ends or a tablebase covers it.
     fn child_score(&self, pos: &Position, m: Move) -> Result<Option<i32>, SearchError> {

@@ -229,6 +229,17 @@ pub enum Problem {
         /// The version this program reads.
         newest: u32,
     },
+    /// A value of a sector without distances disagrees with the values of its
+    /// successors, from which its distance is found.
+    #[error("entry {index} is a {stored} here, but the values of its successors make it a {successors} (this file or a successor's is damaged)")]
+    Contradicts {
+        /// The entry.
+        index: u64,
+        /// The result the file holds.
+        stored: Wdl,
+        /// The result its successors give.
+        successors: Wdl,
+    },
     /// A value differs from the one another file of the same sector holds.
     #[error("entry {index} differs from {}", other.display())]
     Differs {

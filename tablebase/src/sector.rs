@@ -136,6 +136,40 @@ pub enum SectorId {
 }
 
 impl SectorId {
+    /// The sectors one turn of this sector leads to under `rules`: for a movement
+    /// sector its swapped sector and the sector a capture reaches, for a placement
+    /// sector [`PlacementSector::successors`]. Turns that end the game lead nowhere.
+    pub fn successors(self, rules: impl Into<Rules>) -> Vec<SectorId> {
+        match self {
+            SectorId::Movement(m) => [Some(m.swapped()), m.after_capture()]
+                .into_iter()
+                .flatten()
+                .map(SectorId::Movement)
+                .collect(),
+            SectorId::Placement(p) => p
+                .successors(rules)
+                .into_iter()
+                .map(SectorId::from)
+                .collect(),
+        }
+    }
+
+    /// Whether a compact set made one-sided leaves out this sector's distances (its
+    /// `.dtm` file), to be found at probe time by a one-ply search over its
+    /// successors. The candidates are one side of each unequal movement pair (the
+    /// side to move with fewer pieces, whose distance files are the larger) and the
+    /// placement sectors with White to move; a candidate is left out only when no
+    /// sector its turns reach is a candidate, so every successor keeps its distances.
+    pub fn distances_derived(self, rules: impl Into<Rules>) -> bool {
+        fn candidate(s: SectorId) -> bool {
+            match s {
+                SectorId::Movement(m) => m.us < m.them,
+                SectorId::Placement(p) => p.white_to_move(),
+            }
+        }
+        candidate(self) && !self.successors(rules).into_iter().any(candidate)
+    }
+
     /// The setup of board `(us, them)` of this sector (the side to move's pieces
     /// first): White to move in a movement sector, the colours a game gives it in a
     /// placement sector ([`PlacementSector::game_setup`]).

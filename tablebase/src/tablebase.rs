@@ -26,7 +26,7 @@ use crate::classes::{self, Class, ClassFile};
 use crate::compact::{
     compact_names, BlockCache, CompactFile, CompactId, CompactTable, Kind, DEFAULT_CACHE_MB,
 };
-use crate::file::{parse_file_name, FileError, SectorFile};
+use crate::file::{parse_file_name, FileError, Problem, SectorFile};
 use crate::sector::{PlacementSector, Sector, SectorId};
 use crate::value::{SectorStats, Value, Wdl};
 use morris_engine::{Position, Rules};
@@ -124,6 +124,10 @@ struct Tables {
     compact: CompactTable,
     /// The draw classes, or why its class file cannot be used.
     classes: Option<Result<ClassFile, FileError>>,
+    /// Its distances are not stored (a `.wdl` file alone) but every sector its turns
+    /// reach has them: a probe finds a decided position's distance by a one-ply
+    /// search.
+    derived: bool,
 }
 
 impl Tables {
@@ -134,6 +138,7 @@ impl Tables {
             raw: None,
             compact: CompactTable::default(),
             classes: None,
+            derived: false,
         }
     }
 }
@@ -233,6 +238,28 @@ impl Tablebase {
                 }
             }
         }
+        // A sector without distances whose successors all have them gets them from
+        // its successors.
+        let distances = |rules: Rules, s: SectorId| {
+            tables
+                .get(&(rules, s))
+                .is_some_and(|t| t.raw.is_some() || t.compact.has_dtm())
+        };
+        let derived: Vec<(Rules, SectorId)> = tables
+            .values()
+            .filter(|t| t.raw.is_none() && !t.compact.has_dtm() && t.compact.wdl.is_some())
+            .filter(|t| {
+                // (None at all: every turn ends the game.)
+                let mut next = t.sector.successors(t.rules).into_iter();
+                next.all(|s| distances(t.rules, s))
+            })
+            .map(|t| (t.rules, t.sector))
+            .collect();
+        for key in derived {
+            if let Some(t) = tables.get_mut(&key) {
+                t.derived = true;
+            }
+        }
         let mut tb = Tablebase {
             tables: tables.into_values().collect(),
             ..Tablebase::default()
@@ -330,11 +357,20 @@ impl Tablebase {
     }
 
     /// Whether a probe of this sector answers distances: a raw file or a compact DTM
-    /// file is present. `None` when the sector is absent.
+    /// file is present, or its distances follow from its successors' (see
+    /// [`Tablebase::derives`]). `None` when the sector is absent.
     pub fn has_dtm(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> Option<bool> {
         let rules: Rules = rules.into();
         let t = self.tables(rules, sector.into())?;
-        Some(t.raw.is_some() || t.compact.has_dtm())
+        Some(t.raw.is_some() || t.compact.has_dtm() || t.derived)
+    }
+
+    /// Whether a probe finds this sector's distances by a one-ply search: it has a
+    /// `.wdl` file alone, and every sector its turns reach has its distances stored
+    /// (a one-sided compact set, see [`SectorId::distances_derived`]).
+    pub fn derives(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> bool {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into()).is_some_and(|t| t.derived)
     }
 
     /// The raw file of a sector (movement or placement), if present.
@@ -382,6 +418,21 @@ impl Tablebase {
     /// payload checksum fails on first use, or the value read contradicts its
     /// header): a damaged file never answers.
     pub fn probe(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
+        match self.probe_stored(pos)? {
+            Some(p) if p.value.is_distance_unknown() => self.derive(pos, p).map(Some),
+            found => Ok(found),
+        }
+    }
+
+    /// What the files say of a position, as [`Tablebase::probe`] but without the
+    /// one-ply search for the distance of a sector that does not store them: a
+    /// decided value of such a sector comes without its distance
+    /// ([`Value::wdl_only`]), as from a `.wdl` file alone. Enough for whoever needs
+    /// the result only, and the cheapest probe.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`].
+    pub fn probe_stored(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
         let Some(tables) =
             Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.rules().tables(), s))
         else {
@@ -397,6 +448,63 @@ impl Tablebase {
         };
         let value = f.value(f.index().index(us, them))?;
         Ok(Some(Probe::new(value, &f.header().stats, f.path())))
+    }
+
+    /// The probe `found` of `pos` (a decided value without its distance) with its
+    /// distance, when its sector's distances follow from its successors' (see
+    /// [`Tablebase::derives`]): one more than the quickest lost successor's for a
+    /// win, than the slowest won successor's for a loss. Otherwise `found` as it is.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file that answered `found` when the successors'
+    /// values give another result ([`Problem::Contradicts`]: this file or a
+    /// successor's is damaged), or the error of a successor's file.
+    pub fn derive<'a>(&'a self, pos: &Position, found: Probe<'a>) -> Result<Probe<'a>, FileError> {
+        let derived = Tablebase::sector_id_of(pos)
+            .and_then(|s| self.tables(pos.rules().tables(), s))
+            .is_some_and(|t| t.derived);
+        if !derived || !found.value.is_distance_unknown() {
+            return Ok(found);
+        }
+        let value = match pos.end() {
+            Some(end) => Value::finished(pos, end),
+            None => {
+                let moves = pos.legal_moves();
+                let mut children = Vec::with_capacity(moves.len());
+                for &m in moves.iter() {
+                    let next = pos.play_unchecked(m);
+                    children.push(match next.end() {
+                        Some(end) => Value::finished(&next, end),
+                        None => match self.probe_stored(&next)? {
+                            Some(p) => p.value,
+                            None => return Ok(found),
+                        },
+                    });
+                }
+                match Value::best_of(children) {
+                    Some(v) => v,
+                    None => return Ok(found),
+                }
+            }
+        };
+        if value.wdl() != found.value.wdl() {
+            let index = Tablebase::sector_id_of(pos).map_or(0, |s| {
+                s.index(pos.rules().board()).index(pos.us(), pos.them())
+            });
+            return Err(FileError::new(
+                found.file,
+                Problem::Contradicts {
+                    index,
+                    stored: found.value.wdl(),
+                    successors: value.wdl(),
+                },
+            ));
+        }
+        Ok(Probe {
+            value,
+            longest: value.dtm(),
+            file: found.file,
+        })
     }
 
     /// The draw class of a position for the side to move (see [`crate::classes`]):
@@ -420,7 +528,7 @@ impl Tablebase {
             )),
             Some(Ok(f)) => {
                 let (us, them) = (pos.us(), pos.them());
-                if self.value(pos)?.map(|v| v.wdl()) != Some(Wdl::Draw) {
+                if self.probe_stored(pos)?.map(|p| p.value.wdl()) != Some(Wdl::Draw) {
                     return Ok(None);
                 }
                 let index = tables.sector.index(pos.rules().board());

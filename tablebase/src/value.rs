@@ -111,6 +111,35 @@ impl Value {
         self.0 & INVERTED != 0 && self.stored_dtm().is_some()
     }
 
+    /// The value of a position from the values of its successors (each for its own
+    /// side to move, a finished game as [`Value::finished`] values it): a win in one
+    /// more than the quickest lost successor, else a draw if a successor draws, else
+    /// a loss in one more than the slowest won successor (a loss in 0 without
+    /// successors). `None` when a distance leaves the encoding or a successor's
+    /// distance is not known.
+    pub fn best_of(children: impl IntoIterator<Item = Value>) -> Option<Value> {
+        let (mut win, mut loss, mut draw) = (None::<u16>, None::<u16>, false);
+        for c in children {
+            if c.is_distance_unknown() {
+                return None;
+            }
+            match (c.wdl(), c.dtm()) {
+                (Wdl::Loss, Some(d)) => win = Some(win.map_or(d + 1, |w| w.min(d + 1))),
+                (Wdl::Win, Some(d)) => loss = Some(loss.map_or(d + 1, |l| l.max(d + 1))),
+                _ => draw = true,
+            }
+        }
+        let fits = |d: u16| d <= Value::MAX_DTM;
+        match (win, draw, loss) {
+            (Some(d), _, _) => fits(d).then(|| Value::win(d)),
+            (None, true, _) => Some(Value::DRAW),
+            (None, false, l) => {
+                let d = l.unwrap_or(0);
+                fits(d).then(|| Value::loss(d))
+            }
+        }
+    }
+
     /// Whether the raw value is one the encoding defines (every value but `0x8000`).
     pub fn is_well_formed(self) -> bool {
         self.0 != INVERTED
