@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 
-/// The Standard game of up to four pieces a side, raw and packed (`raw`, `compact`
-/// under the test's target directory), made once by the command line.
+/// The Standard game of up to four pieces a side, raw and packed with every `.dtm`
+/// file (`raw`, `compact` under the test's target directory), made once by the
+/// command line.
 fn sets() -> &'static (PathBuf, PathBuf) {
     static SETS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     SETS.get_or_init(|| {
@@ -46,6 +47,8 @@ fn sets() -> &'static (PathBuf, PathBuf) {
             s(&compact),
             "--level",
             "3",
+            "--distances",
+            "all",
         ])
         .ok();
         (raw, compact)
@@ -177,6 +180,65 @@ fn verify_full_checks_a_directory_of_compact_files() {
     // The .wdl file holds the right results, and the wrong .dtm file is no reference
     // to compare it with: it is not called good.
     assert!(!out.contains("standard 3-4 wdl: all "), "{out}");
+}
+
+/// A one-sided set (no `.dtm` file where the successors' distances give them) is
+/// verified whole: the distances of each stored sector are checked against the
+/// distances its derived successors get from theirs, so a wrong distance in a
+/// stored sector whose partner has none is still found; so is a wrong result in a
+/// derived sector's `.wdl` file.
+#[test]
+fn verify_full_checks_a_one_sided_set() {
+    let (_, compact) = sets();
+    let one_sided = |n: &str| {
+        let name = n
+            .strip_prefix("standard-")
+            .and_then(|n| n.strip_suffix(".dtm"));
+        name.is_none_or(|n| !sector(n).distances_derived(Variant::Standard))
+    };
+    let dir = copy(&[compact], one_sided);
+    let files = names(dir.path()).len();
+    assert!(files < names(compact).len() - 20, "{files}");
+    let out = verify(dir.path(), &["--full"]).ok();
+    assert!(
+        out.contains(&format!("all {files} files ok, every value verified")),
+        "{out}"
+    );
+    assert!(
+        out.contains("from the distances of their successors"),
+        "{out}"
+    );
+
+    // 4-3 keeps its distances, 3-4 has none: a longer win in 4-3 is found through
+    // the distances 3-4 gets from 4-3 and 2-... (its captures end the game).
+    let bad = copy(&[dir.path()], |_| true);
+    let i = wrong_compact(sector("4-3"), Kind::Dtm, bad.path(), longer_win);
+    let (out, _) = verify(bad.path(), &["--full"]).fails(FAILURE);
+    assert!(
+        out.contains(&format!("standard 4-3 dtm: 1 MISMATCHES, e.g. index {i}")),
+        "{out}"
+    );
+    // The same for a placement sector with Black to move, whose successors (White
+    // to move) have no distances of their own.
+    let bad = copy(&[dir.path()], |_| true);
+    let placement = sector("2-2+2-1");
+    assert!(!placement.distances_derived(Variant::Standard));
+    let i = wrong_compact(placement, Kind::Dtm, bad.path(), longer_win);
+    let (out, _) = verify(bad.path(), &["--full"]).fails(FAILURE);
+    assert!(
+        out.contains(&format!(
+            "standard 2-2+2-1 dtm: 1 MISMATCHES, e.g. index {i}"
+        )),
+        "{out}"
+    );
+    // A derived sector's .wdl file with a win made a loss.
+    let bad = copy(&[dir.path()], |_| true);
+    let i = wrong_compact(sector("3-4"), Kind::Wdl, bad.path(), win_to_loss);
+    let (out, _) = verify(bad.path(), &["--full"]).fails(FAILURE);
+    assert!(
+        out.contains(&format!("standard 3-4 wdl: 1 MISMATCHES, e.g. index {i}")),
+        "{out}"
+    );
 }
 
 /// Raw files for the movement sectors, compact files for the placement sectors: every
