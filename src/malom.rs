@@ -543,6 +543,51 @@ fn report_draws(d: &DrawTally) {
     }
 }
 
+/// How two rankings of the same sectors order their pairs.
+#[derive(Debug, PartialEq, Eq)]
+struct Order {
+    alike: u64,
+    opposite: u64,
+    tied: u64,
+    /// The first five pairs ordered the other way.
+    examples: Vec<String>,
+}
+
+/// The pairs of `sectors` (each with Malom's value and our stay class) that the two
+/// order alike, the other way, or tie in one.
+fn order(sectors: &[(Sector, i16, i8)]) -> Order {
+    let (mut alike, mut opposite, mut tied) = (0u64, 0u64, 0u64);
+    let mut examples = Vec::new();
+    for (i, a) in sectors.iter().enumerate() {
+        for b in &sectors[i + 1..] {
+            // In i16: two classes of -100 to 100 differ by up to 200.
+            let (m, o) = (
+                (a.1 - b.1).signum(),
+                (i16::from(a.2) - i16::from(b.2)).signum(),
+            );
+            if m == 0 || o == 0 {
+                tied += 1;
+            } else if m == o {
+                alike += 1;
+            } else {
+                opposite += 1;
+                if examples.len() < 5 {
+                    examples.push(format!(
+                        "{} (Malom {}, ours {:+}) and {} (Malom {}, ours {:+})",
+                        a.0, a.1, a.2, b.0, b.1, b.2
+                    ));
+                }
+            }
+        }
+    }
+    Order {
+        alike,
+        opposite,
+        tied,
+        examples,
+    }
+}
+
 /// The order of the movement sectors by Malom's sector values against our stay
 /// classes (from the value counts of both sectors of a pair, as the class builder
 /// computes them), over the sectors present in both: pairs ordered alike, the other
@@ -567,26 +612,12 @@ fn report_ranking(tb: &Tablebase, values: &SectorValues) {
     if sectors.len() < 2 {
         return;
     }
-    let (mut alike, mut opposite, mut tied) = (0u64, 0u64, 0u64);
-    let mut examples = Vec::new();
-    for (i, a) in sectors.iter().enumerate() {
-        for b in &sectors[i + 1..] {
-            let (m, o) = ((a.1 - b.1).signum(), i16::from(a.2 - b.2).signum());
-            if m == 0 || o == 0 {
-                tied += 1;
-            } else if m == o {
-                alike += 1;
-            } else {
-                opposite += 1;
-                if examples.len() < 5 {
-                    examples.push(format!(
-                        "{} (Malom {}, ours {:+}) and {} (Malom {}, ours {:+})",
-                        a.0, a.1, a.2, b.0, b.1, b.2
-                    ));
-                }
-            }
-        }
-    }
+    let Order {
+        alike,
+        opposite,
+        tied,
+        examples,
+    } = order(&sectors);
     outln!(
         "sector ranking: {} movement sectors with our values; of their pairs, Malom's values and our stay classes order {alike} alike, {opposite} the other way, {tied} tied in one{}",
         sectors.len(),
@@ -632,4 +663,33 @@ fn probe(args: &ProbeArgs) -> anyhow::Result<()> {
         pos.side_to_move()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Classes far apart on both sides of zero (3-7 against 7-3: -69 and +69, a
+    /// difference beyond an i8) are ordered as their values say.
+    #[test]
+    fn rankings_compare_classes_far_apart() {
+        let s = |name: &str| -> Sector { name.parse().expect("a sector") };
+        let sectors = [
+            (s("3-7"), -129, -69),
+            (s("7-3"), 129, 69),
+            (s("9-3"), 236, 100),
+            (s("3-9"), -236, -100),
+            (s("3-5"), -60, -11),
+            (s("8-9"), -59, -47),
+            (s("4-4"), 0, 0),
+        ];
+        let o = order(&sectors);
+        // Pairs: 21; with 4-4 both rankings order every other sector alike; 3-5
+        // and 8-9 are the one pair ordered the other way.
+        assert_eq!((o.alike, o.opposite, o.tied), (20, 1, 0), "{o:?}");
+        assert_eq!(
+            o.examples,
+            ["3-5 (Malom -60, ours -11) and 8-9 (Malom -59, ours -47)"]
+        );
+    }
 }
