@@ -754,6 +754,7 @@ mod tests {
     use crate::pack::tests::{open, packed_3_3};
     use crate::progress::Silent;
     use crate::write::write_sector;
+    use morris_tablebase::Wdl;
 
     /// Every placement value of the games of up to three pieces a side, as the
     /// placement solver wrote them in one byte each, agrees with its successors; a
