@@ -512,7 +512,7 @@ fn summary(args: &Args, files: u64, full: &Full) -> String {
     };
     let derived = if full.derived > 0 {
         format!(
-            " ({} of them from the distances of their successors, which store them)",
+            " ({} without distances of their own, checked from the distances of their successors)",
             plural(full.derived, "sector")
         )
     } else {

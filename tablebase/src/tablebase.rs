@@ -405,7 +405,9 @@ impl Tablebase {
 
     /// What the tables say of a position for the side to move: its value, the most
     /// plies it can take, and the file that answered (the raw file of its sector when
-    /// present, else the compact `.dtm` file, else the `.wdl` file); `None` when no
+    /// present, else the compact `.dtm` file, else the `.wdl` file, whose decided
+    /// values get their distance by a one-ply search where the successors' sectors
+    /// store theirs, see [`Tablebase::derive`]); `None` when no
     /// loaded sector covers it (hands no game produces, fewer than three pieces with
     /// both hands empty, sector missing, or a house rule: tables exist only for the
     /// two classic games).
