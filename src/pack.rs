@@ -191,7 +191,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     if derived > 0 {
         outln!(
-            "{derived} sectors get no .dtm file: a probe finds their distances from their successors' (--distances all writes them)"
+            "{derived} sectors get no .dtm file: a probe finds their distances from their successors' (--distances all writes them){}",
+            if kinds.contains(&Kind::Wdl) {
+                ""
+            } else {
+                "; their .wdl files (--kind wdl) must be there to answer them"
+            }
         );
     }
     if kept > 0 {

@@ -48,6 +48,7 @@ pub const fn default_level(kind: Kind) -> i32 {
         Kind::Dtm => 13,
     }
 }
+
 /// Which sectors of a compact set get a `.dtm` file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Distances {
