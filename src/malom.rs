@@ -382,7 +382,9 @@ fn compare(args: &CompareArgs) -> anyhow::Result<()> {
             format!("; skipped (no table): {}", skipped.join(", "))
         }
     );
-    report_ranking(&tb, &values);
+    let sectors = ranked_sectors(&tb, &values);
+    report_class_kinds(&total.draws, &sectors);
+    report_ranking(&sectors);
     Ok(())
 }
 
@@ -588,13 +590,54 @@ fn order(sectors: &[(Sector, i16, i8)]) -> Order {
     }
 }
 
-/// The order of the movement sectors by Malom's sector values against our stay
-/// classes (from the value counts of both sectors of a pair, as the class builder
-/// computes them), over the sectors present in both: pairs ordered alike, the other
-/// way, or tied in one of the two (our classes are rounded percent points, Malom's
-/// values distinct ranks).
-fn report_ranking(tb: &Tablebase, values: &SectorValues) {
-    let mut sectors: Vec<(Sector, i16, i8)> = Vec::new();
+/// Whether the two rankings order the sectors `a` and `b` (Malom's value, our stay
+/// class) the other way.
+fn ranked_apart(a: &(Sector, i16, i8), b: &(Sector, i16, i8)) -> bool {
+    let m = (a.1 - b.1).signum();
+    let o = (i16::from(a.2) - i16::from(b.2)).signum();
+    m * o < 0
+}
+
+/// Every kind of class difference over all the sectors compared: Malom's settling
+/// sector against our class, and the sectors that have our class as their stay class.
+/// A kind is marked when the two rankings order Malom's settling sector and one of
+/// those the other way: the difference of the rankings explains it at once. The
+/// others can still follow from it a few choices away, where one side's preference
+/// between two such sectors changes which moves its opponent is left with.
+fn report_class_kinds(d: &DrawTally, sectors: &[(Sector, i16, i8)]) {
+    if d.differ.is_empty() {
+        return;
+    }
+    let mut kinds: Vec<_> = d.differ.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let named = |name: &str| sectors.iter().find(|s| s.0.to_string() == name);
+    let mut apart = 0;
+    outln!("class differences over all sectors (Malom's settling sector against our class; * where the two rankings order the sectors the other way):");
+    for ((sector, stay, c), n) in kinds {
+        let ours: Vec<_> = sectors.iter().filter(|s| s.2 == *c).collect();
+        let names: Vec<String> = ours.iter().map(|s| format!("{} ({})", s.0, s.1)).collect();
+        let m = named(sector);
+        let swapped = m.is_some_and(|m| ours.iter().any(|o| ranked_apart(m, o)));
+        if swapped {
+            apart += n;
+        }
+        outln!(
+            "  {} {sector} (ours {stay:+}, Malom {}) against our class {c:+} (the stay class of {}): {n}",
+            if swapped { "*" } else { " " },
+            m.map_or("0".to_string(), |m| m.1.to_string()),
+            if names.is_empty() { "no sector".to_string() } else { names.join(", ") },
+        );
+    }
+    outln!(
+        "  {apart} of {} differing draws settle, by the two solutions, in sectors the two rankings order the other way",
+        d.differ()
+    );
+}
+
+/// The movement sectors present in both, each with Malom's value and our stay class
+/// (from the value counts of both sectors of a pair, as the class builder computes it).
+fn ranked_sectors(tb: &Tablebase, values: &SectorValues) -> Vec<(Sector, i16, i8)> {
+    let mut sectors = Vec::new();
     for us in 3..=9 {
         for them in 3..=9 {
             let Some(s) = Sector::new(us, them) else {
@@ -609,6 +652,14 @@ fn report_ranking(tb: &Tablebase, values: &SectorValues) {
             sectors.push((s, m, stay));
         }
     }
+    sectors
+}
+
+/// The order of the movement sectors by Malom's sector values against our stay
+/// classes, over the sectors present in both: pairs ordered alike, the other way, or
+/// tied in one of the two (our classes are rounded percent points, Malom's values
+/// distinct ranks).
+fn report_ranking(sectors: &[(Sector, i16, i8)]) {
     if sectors.len() < 2 {
         return;
     }
@@ -617,7 +668,7 @@ fn report_ranking(tb: &Tablebase, values: &SectorValues) {
         opposite,
         tied,
         examples,
-    } = order(&sectors);
+    } = order(sectors);
     outln!(
         "sector ranking: {} movement sectors with our values; of their pairs, Malom's values and our stay classes order {alike} alike, {opposite} the other way, {tied} tied in one{}",
         sectors.len(),
@@ -691,5 +742,16 @@ mod tests {
             o.examples,
             ["3-5 (Malom -60, ours -11) and 8-9 (Malom -59, ours -47)"]
         );
+        // The same test one pair at a time, as the class differences use it.
+        let apart: Vec<_> = sectors
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| sectors[i + 1..].iter().map(move |b| (a, b)))
+            .filter(|(a, b)| ranked_apart(a, b))
+            .map(|(a, b)| (a.0.to_string(), b.0.to_string()))
+            .collect();
+        assert_eq!(apart, [("3-5".to_string(), "8-9".to_string())]);
+        assert!(ranked_apart(&sectors[5], &sectors[4]));
+        assert!(!ranked_apart(&sectors[0], &sectors[1]));
     }
 }
