@@ -457,7 +457,7 @@ fn check_variant_classes(
             continue;
         }
         // Every block read and checked; the entries are not kept.
-        match finished(dir, tb, variant, *sector) {
+        match finished(dir, tb, &Store::default(), variant, *sector) {
             Ok(Some(_)) => {
                 good.push(*sector);
                 if !args.full {

@@ -272,7 +272,7 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
         }
         store.insert(
             s.into(),
-            classes::finished(&dir, &tb, variant, s.into())
+            classes::finished(&dir, &tb, &classes::Store::default(), variant, s.into())
                 .unwrap()
                 .unwrap(),
         );
@@ -295,7 +295,7 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
         }
         store.insert(
             p.into(),
-            classes::finished(&dir, &tb, variant, p.into())
+            classes::finished(&dir, &tb, &classes::Store::default(), variant, p.into())
                 .unwrap()
                 .unwrap(),
         );

@@ -144,7 +144,8 @@ impl Store {
         self.retain(needed);
         for &s in needed {
             if self.get(s).is_none() {
-                let entries = finished(dir, tb, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
+                let entries =
+                    finished(dir, tb, self, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
                 self.insert(s, entries);
             }
         }
@@ -925,8 +926,8 @@ pub const BLOCK_LOG2: u8 = 16;
 pub const LEVEL: i32 = 9;
 
 /// Write a sector's classes under its class file name, safely (temporary name, sync,
-/// rename). `entries` holds [`DECIDED`] for decided positions, which the file stores
-/// as "don't care" (the entry before them, so that runs compress to nothing).
+/// rename). `entries` holds [`DECIDED`] for decided positions, which the file does
+/// not store (its blocks hold the drawn positions' entries alone).
 ///
 /// # Errors
 /// A [`FileError`] naming the file.
@@ -944,36 +945,19 @@ pub fn write_classes(
     };
     let block = 1usize << BLOCK_LOG2;
     let blocks: Vec<&[u16]> = entries.chunks(block).collect();
-    // The entry a block's leading decided positions repeat: the last class before
-    // the block (the stay class before the first), as a sequential fill would.
-    let mut carried = Vec::with_capacity(blocks.len());
-    let mut last = Class {
-        class: stay,
-        distance: 0,
-    }
-    .encode();
-    for b in &blocks {
-        carried.push(last);
-        if let Some(&e) = b.iter().rev().find(|&&e| e != DECIDED) {
-            last = e;
-        }
-    }
     let draws = entries.par_iter().filter(|&&e| e != DECIDED).count() as u64;
     let values = values_checksum(tb, rules, sector)?;
     let name = classes::file_name(rules, sector);
     let header = write_safely(dir, &name, |file| -> Result<classes::Header, Problem> {
+        // A block stores its drawn positions' classes, then their distances.
         let (index_sum, data_len) = write_blocks(file, blocks.len(), LEVEL, |b| {
-            let mut last = carried[b];
-            let mut bytes = Vec::with_capacity(2 * blocks[b].len());
-            for &e in blocks[b] {
-                if e != DECIDED {
-                    last = e;
-                }
-                bytes.extend_from_slice(&last.to_le_bytes());
-            }
+            let drawn = || blocks[b].iter().filter(|&&e| e != DECIDED);
+            let mut bytes: Vec<u8> = drawn().map(|&e| (e >> 8) as u8).collect();
+            bytes.extend(drawn().map(|&e| e as u8));
             bytes
         })?;
         let header = classes::Header {
+            version: classes::VERSION,
             rules,
             sector,
             stay,
@@ -1000,18 +984,21 @@ pub fn write_classes(
 pub fn finished(
     dir: &Path,
     tb: &Tablebase,
+    store: &Store,
     rules: impl Into<Rules>,
     sector: SectorId,
 ) -> Result<Option<Arc<[u16]>>, ClassError> {
     let rules: Rules = rules.into();
-    Ok(current(dir, tb, rules, sector)?.map(|(_, entries)| entries.into()))
+    Ok(current(dir, tb, store, rules, sector)?.map(|(_, entries)| entries.into()))
 }
 
-/// A sector's class file in `dir` and its entries (every block checked), if it is
-/// there and was built from the values the tables hold now (see [`finished`]).
+/// A sector's class file in `dir` and its entries (every block checked, [`DECIDED`]
+/// where the values say the position is not drawn), if it is there and was built
+/// from the values the tables hold now (see [`finished`]).
 fn current(
     dir: &Path,
     tb: &Tablebase,
+    store: &Store,
     rules: Rules,
     sector: SectorId,
 ) -> Result<Option<(ClassFile, Vec<u16>)>, ClassError> {
@@ -1027,7 +1014,8 @@ fn current(
             std::io::Error::other("was built from other values than the tables hold now"),
         )));
     }
-    let entries = file.entries()?;
+    let own = values(tb, store, rules, sector)?;
+    let entries = file.entries(&|i| own.drawn(i))?;
     Ok(Some((file, entries)))
 }
 
@@ -1172,8 +1160,20 @@ fn good_file(
     sector: SectorId,
     log: &dyn Fn(&str),
 ) -> Result<Option<u64>, ClassError> {
-    let checked = current(dir, tb, rules, sector);
+    let checked = current(dir, tb, &Store::default(), rules, sector);
     match checked {
+        Ok(Some((f, entries))) if f.header().version != classes::VERSION => {
+            // A file of the earlier format (every entry stored): rewritten from its
+            // entries, which are as good.
+            drop(f);
+            let header = write_classes(dir, tb, rules, sector, &entries)?;
+            log(&format!(
+                "{}: rewritten in the format of version {}",
+                dir.join(classes::file_name(rules, sector)).display(),
+                classes::VERSION
+            ));
+            Ok(Some(header.draws))
+        }
         Ok(found) => Ok(found.map(|(f, _)| f.header().draws)),
         Err(ClassError::File(e)) if !e.problem.is_missing() => {
             log(&format!("{e}; building it again"));

@@ -341,6 +341,30 @@ impl BlockFile {
     /// A [`FileError`] naming the file and the block's entries when it is damaged,
     /// or the failure to read it.
     pub fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
+        self.load(b, true)
+    }
+
+    /// Read, check and decompress block `b`, without the cache, for a file whose
+    /// blocks hold a selection of their entries: at most the block's bytes (its
+    /// owner checks the length).
+    ///
+    /// # Errors
+    /// As [`BlockFile::load_block`].
+    pub fn load_selected(&self, b: u64) -> Result<Vec<u8>, FileError> {
+        self.load(b, false)
+    }
+
+    /// The error of a damaged block `b`.
+    pub fn damaged(&self, b: u64) -> FileError {
+        let first = b * self.layout.block();
+        let len = self.layout.block_len(b) as u64;
+        self.error(Problem::Checksum {
+            first,
+            last: first + len.max(1) - 1,
+        })
+    }
+
+    fn load(&self, b: u64, exact: bool) -> Result<Vec<u8>, FileError> {
         let index = self.block_index()?;
         let first = b * self.layout.block();
         let len = self.layout.block_len(b);
@@ -368,7 +392,7 @@ impl BlockFile {
         // wrongly: corruption all the same.
         let bytes = len * usize::from(self.layout.width);
         let block = decompress(&data, bytes).map_err(|_| damaged())?;
-        if block.len() != bytes {
+        if block.len() > bytes || (exact && block.len() != bytes) {
             return Err(damaged());
         }
         self.misses.fetch_add(1, Relaxed);
@@ -399,6 +423,45 @@ impl BlockFile {
             return Ok(e);
         }
         let block = self.load_block(b)?.into_boxed_slice();
+        let e = read_entry(&block, offset, width).ok_or_else(implausible)?;
+        self.cache.insert(key, block);
+        Ok(e)
+    }
+}
+
+impl BlockFile {
+    /// The entry at `index` of a file whose blocks hold a selection of their entries:
+    /// on a miss, `expand` turns the block's stored bytes ([`BlockFile::load_selected`])
+    /// into all its entries (`width` bytes each), which the cache keeps.
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file: a damaged block, an index beyond the file,
+    /// or what `expand` returns.
+    pub fn entry_expanded(
+        &self,
+        index: u64,
+        expand: impl FnOnce(u64, Vec<u8>) -> Result<Vec<u8>, FileError>,
+    ) -> Result<u16, FileError> {
+        let implausible = || {
+            self.error(Problem::Implausible {
+                index,
+                entries: self.layout.entries,
+            })
+        };
+        if index >= self.layout.entries {
+            return Err(implausible());
+        }
+        let b = index >> self.layout.block_log2;
+        let offset = (index & (self.layout.block() - 1)) as usize;
+        let key = (self.id, b);
+        let width = usize::from(self.layout.width);
+        if let Some(e) = self.cache.entry(key, offset, width) {
+            return Ok(e);
+        }
+        let block = expand(b, self.load_selected(b)?)?.into_boxed_slice();
+        if block.len() != self.layout.block_len(b) * width {
+            return Err(self.damaged(b));
+        }
         let e = read_entry(&block, offset, width).ok_or_else(implausible)?;
         self.cache.insert(key, block);
         Ok(e)

@@ -17,13 +17,14 @@
 //! which follows the classes makes progress.
 //!
 //! One file per rules and sector, `<rules>-<sector>.cls` beside the value files:
-//! a block file ([`crate::blocks`]) of two-byte entries in the order of the value
-//! file, little-endian throughout (`n` entries, `b` blocks):
+//! a block file ([`crate::blocks`]) whose blocks cover `2^k` positions each in the
+//! order of the value file and store the entries of their drawn positions alone,
+//! little-endian throughout (`n` entries, `b` blocks):
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `MORRISCL` |
-//! | 8 | 4 | format version: 2 |
+//! | 8 | 4 | format version: 3 (2 is read too, see below) |
 //! | 12 | 1 | rules: 0 standard, 1 no-flying |
 //! | 13 | 1, 1 | pieces of the side to move, of the opponent on the board |
 //! | 15 | 1, 1 | pieces in hand of the side to move, of the opponent |
@@ -42,12 +43,19 @@
 //! | 128 | 16 b | per block: end offset of its data, xxh3-64 of it |
 //! | 128 + 16 b | d | the compressed blocks |
 //!
-//! A drawn position's entry is `class as u8 << 8 | distance`. A decided position's
-//! entry means nothing ("don't care": its value and distance are the value file's);
-//! the builder writes the entry before it there, so that the runs compress to almost
-//! nothing. A class is therefore read only for a position the values say is drawn,
-//! as [`crate::Tablebase::class`] does. A file whose value file changed (another
+//! A block holds, for its `m` drawn positions in order, their `m` classes (`i8`)
+//! and then their `m` distances (`u8`), compressed alone: the value file says which
+//! positions are drawn, so a decided position costs nothing, and the two planes
+//! compress better apart. A reader expands a block with the values of its positions
+//! ([`ClassFile::class`]), and the expanded block is what the cache keeps; a block
+//! whose drawn entries are not as many as the values' draws is damaged. A class is
+//! therefore read only for a position the values say is drawn, as
+//! [`crate::Tablebase::class`] does. A file whose value file changed (another
 //! checksum) is refused: classes belong to the values they were computed from.
+//!
+//! Format version 2 stored every entry, two bytes a position
+//! (`class as u8 << 8 | distance` where drawn, "don't care" elsewhere); it is still
+//! read, and `morris generate` rewrites such a file in version 3 from its entries.
 //! Format version 1 (raw entries, `0x8000` for a decided position) is refused by
 //! name; `morris generate` builds such a file again.
 
@@ -64,8 +72,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// The magic bytes of a class file.
 pub const MAGIC: [u8; 8] = *b"MORRISCL";
-/// The format version of class files.
-pub const VERSION: u32 = 2;
+/// The format version of class files written now: blocks of drawn entries only.
+pub const VERSION: u32 = 3;
+/// The earlier format version, still read: blocks of every entry.
+pub const VERSION_ALL_ENTRIES: u32 = 2;
 /// The entry the builder keeps in memory for a decided position (never a class);
 /// files store "don't care" there.
 pub const DECIDED: u16 = 0x8000;
@@ -136,6 +146,9 @@ pub fn parse_file_name(name: &str) -> Option<(Rules, SectorId)> {
 /// The decoded header of a class file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The format version: [`VERSION`], or [`VERSION_ALL_ENTRIES`] for a file of an
+    /// earlier build.
+    pub version: u32,
     /// The rules.
     pub rules: Rules,
     /// The sector.
@@ -179,7 +192,7 @@ impl Header {
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[8..12].copy_from_slice(&self.version.to_le_bytes());
         h[12] = self.rules.table_index() as u8;
         (h[13], h[14]) = self.sector.board();
         if let SectorId::Placement(p) = self.sector {
@@ -206,7 +219,7 @@ impl Header {
             return Err(Problem::Magic);
         }
         let version = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_ALL_ENTRIES {
             return Err(Problem::ClassVersion {
                 found: version,
                 newest: VERSION,
@@ -252,6 +265,7 @@ impl Header {
             });
         }
         Ok(Header {
+            version,
             rules,
             sector,
             stay,
@@ -308,13 +322,28 @@ impl ClassFile {
     }
 
     /// The class of entry `index`, which must be a drawn position (a decided one's
-    /// entry means nothing).
+    /// entry means nothing). `drawn(first, len)` says which positions of the entries
+    /// `first..first + len` are drawn, by the values: a block of the file stores the
+    /// classes of its drawn positions alone.
     ///
     /// # Errors
-    /// A [`FileError`] naming the file: a damaged block, and [`Problem::Implausible`]
-    /// for an index beyond the sector or an entry that is no class.
-    pub fn class(&self, index: u64) -> Result<Class, FileError> {
-        let e = self.blocks.entry(index)?;
+    /// A [`FileError`] naming the file: a damaged block (or one whose drawn entries
+    /// are not as many as the values' draws), and [`Problem::Implausible`] for an
+    /// index beyond the sector or an entry that is no class; or what `drawn` returns.
+    pub fn class(
+        &self,
+        index: u64,
+        drawn: impl FnOnce(u64, usize) -> Result<Vec<bool>, FileError>,
+    ) -> Result<Class, FileError> {
+        let e = if self.header.version == VERSION_ALL_ENTRIES {
+            self.blocks.entry(index)?
+        } else {
+            self.blocks.entry_expanded(index, |b, stored| {
+                let first = b * self.blocks.layout().block();
+                let mask = drawn(first, self.blocks.layout().block_len(b))?;
+                self.expand(b, &stored, &mask)
+            })?
+        };
         Class::decode(e).ok_or_else(|| {
             FileError::new(
                 self.path(),
@@ -326,12 +355,39 @@ impl ClassFile {
         })
     }
 
+    /// A block's entries (two bytes each, [`DECIDED`] where the position is not
+    /// drawn) from its stored bytes: the classes of its drawn positions, then their
+    /// distances.
+    fn expand(&self, b: u64, stored: &[u8], drawn: &[bool]) -> Result<Vec<u8>, FileError> {
+        if self.header.version == VERSION_ALL_ENTRIES {
+            return Ok(stored.to_vec());
+        }
+        let m = drawn.iter().filter(|&&d| d).count();
+        if stored.len() != 2 * m {
+            return Err(self.blocks.damaged(b));
+        }
+        let (classes, distances) = stored.split_at(m);
+        let mut out = Vec::with_capacity(2 * drawn.len());
+        let mut k = 0;
+        for &d in drawn {
+            let e = if d {
+                k += 1;
+                u16::from(classes[k - 1]) << 8 | u16::from(distances[k - 1])
+            } else {
+                DECIDED
+            };
+            out.extend_from_slice(&e.to_le_bytes());
+        }
+        Ok(out)
+    }
+
     /// Every entry, each block checked, decompressed on the threads of the current
-    /// rayon pool (the cache is left alone); decided positions' entries mean nothing.
+    /// rayon pool (the cache is left alone); [`DECIDED`] (or, in a file of the
+    /// earlier format, anything) for the positions `drawn(index)` says are not drawn.
     ///
     /// # Errors
     /// A [`FileError`] naming the file: the first damaged block, or no memory.
-    pub fn entries(&self) -> Result<Vec<u16>, FileError> {
+    pub fn entries(&self, drawn: &(dyn Fn(u64) -> bool + Sync)) -> Result<Vec<u16>, FileError> {
         let n = usize::try_from(self.header.entries).unwrap_or(usize::MAX);
         let mut out = Vec::new();
         out.try_reserve_exact(n).map_err(|_| {
@@ -348,7 +404,14 @@ impl ClassFile {
         out.par_chunks_mut(block)
             .enumerate()
             .try_for_each(|(b, chunk)| {
-                let bytes = self.blocks.load_block(b as u64)?;
+                let first = (b * block) as u64;
+                let stored = if self.header.version == VERSION_ALL_ENTRIES {
+                    self.blocks.load_block(b as u64)?
+                } else {
+                    self.blocks.load_selected(b as u64)?
+                };
+                let mask: Vec<bool> = (0..chunk.len() as u64).map(|i| drawn(first + i)).collect();
+                let bytes = self.expand(b as u64, &stored, &mask)?;
                 for (e, c) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
                     *e = u16::from_le_bytes([c[0], c[1]]);
                 }

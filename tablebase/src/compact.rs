@@ -404,6 +404,53 @@ impl CompactFile {
         })
     }
 
+    /// Which of the entries `first..first + len` are drawn, from the blocks that
+    /// hold them (read, checked and decompressed without the cache).
+    ///
+    /// # Errors
+    /// A [`FileError`] naming the file: a damaged block, a range beyond the sector,
+    /// or a code the header rules out.
+    pub fn drawn(&self, first: u64, len: usize) -> Result<Vec<bool>, FileError> {
+        let end = first + len as u64;
+        if end > self.header.entries {
+            return Err(self.error(Problem::Implausible {
+                index: end.saturating_sub(1),
+                entries: self.header.entries,
+            }));
+        }
+        let block = self.header.block();
+        let mut out = Vec::with_capacity(len);
+        let mut at = first;
+        while at < end {
+            let b = at / block;
+            let codes = self.load_block(b)?;
+            let start = (at - b * block) as usize;
+            let stop = ((end - b * block).min(block)) as usize;
+            for (i, &c) in codes
+                .get(start..stop)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                let v = self.decode(c).ok_or_else(|| {
+                    self.error(Problem::Implausible {
+                        index: at + i as u64,
+                        entries: self.header.entries,
+                    })
+                })?;
+                out.push(v.wdl() == Wdl::Draw);
+            }
+            at = b * block + stop as u64;
+        }
+        if out.len() != len {
+            return Err(self.error(Problem::Implausible {
+                index: first,
+                entries: self.header.entries,
+            }));
+        }
+        Ok(out)
+    }
+
     /// The value of a stored code, if the header allows it.
     fn decode(&self, code: u8) -> Option<Value> {
         let s = &self.header.stats;

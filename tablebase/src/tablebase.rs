@@ -131,6 +131,23 @@ struct Tables {
 }
 
 impl Tables {
+    /// Which of the entries `first..first + len` are drawn, by the values (the raw
+    /// file, else the compact file that answers).
+    fn drawn(&self, first: u64, len: usize) -> Result<Vec<bool>, FileError> {
+        if let Some(f) = &self.raw {
+            return (first..first + len as u64)
+                .map(|i| f.value(i).map(|v| v.wdl() == Wdl::Draw))
+                .collect();
+        }
+        match self.compact.answering() {
+            Some(c) => c.drawn(first, len),
+            None => Err(FileError::new(
+                Path::new(&crate::file::file_name(self.rules, self.sector)),
+                Problem::Io(std::io::Error::other("no value file of the sector")),
+            )),
+        }
+    }
+
     fn new(rules: Rules, sector: SectorId) -> Tables {
         Tables {
             rules,
@@ -534,7 +551,8 @@ impl Tablebase {
                     return Ok(None);
                 }
                 let index = tables.sector.index(pos.rules().board());
-                f.class(index.index(us, them)).map(Some)
+                f.class(index.index(us, them), |first, len| tables.drawn(first, len))
+                    .map(Some)
             }
         }
     }
