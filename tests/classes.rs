@@ -486,3 +486,170 @@ fn a_missing_class_file_of_a_dependency_is_named() {
     assert!(err.to_string().contains("sector 3-4"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A class file of format version 2 (every entry stored, the entry before a decided
+/// position repeated there), as the earlier builder wrote it from `entries`.
+fn format_2_file(header: &morris_tablebase::classes::Header, entries: &[u16]) -> Vec<u8> {
+    use xxhash_rust::xxh3::xxh3_64;
+    let block = 1usize << header.block_log2;
+    let mut last = classes_entry(header.stay);
+    let (mut index, mut data) = (Vec::new(), Vec::new());
+    for chunk in entries.chunks(block) {
+        let mut bytes = Vec::new();
+        for &e in chunk {
+            if e != morris_tablebase::classes::DECIDED {
+                last = e;
+            }
+            bytes.extend_from_slice(&last.to_le_bytes());
+        }
+        let z = zstd::bulk::compress(&bytes, 3).unwrap();
+        data.extend_from_slice(&z);
+        index.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        index.extend_from_slice(&xxh3_64(&z).to_le_bytes());
+    }
+    let old = morris_tablebase::classes::Header {
+        version: morris_tablebase::classes::VERSION_ALL_ENTRIES,
+        index_sum: xxh3_64(&index),
+        data_len: data.len() as u64,
+        ..*header
+    };
+    let mut file = old.encode().to_vec();
+    file.extend_from_slice(&index);
+    file.extend_from_slice(&data);
+    file
+}
+
+fn classes_entry(stay: i8) -> u16 {
+    morris_tablebase::classes::Class {
+        class: stay,
+        distance: 0,
+    }
+    .encode()
+}
+
+#[test]
+fn class_files_of_format_2_are_read_and_rewritten() {
+    let (dir, movement) = game_with_classes("format2");
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    // Every sector's file now, its entries and the classes the probe reads.
+    let mut before = Vec::new();
+    for &s in &movement {
+        let path = class_path(&dir, s);
+        let good = std::fs::read(&path).unwrap();
+        let header = *morris_tablebase::classes::ClassFile::open(
+            &path,
+            Variant::Standard,
+            s.into(),
+            std::sync::Arc::default(),
+        )
+        .unwrap()
+        .header();
+        assert_eq!(header.version, morris_tablebase::classes::VERSION);
+        let entries = classes::finished(&dir, &tb, &Store::default(), Variant::Standard, s.into())
+            .unwrap()
+            .unwrap();
+        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
+        let probed: Vec<_> = (0..index.size())
+            .map(|i| {
+                tb.class(&movement_position(Variant::Standard, s, i))
+                    .unwrap()
+            })
+            .collect();
+        assert!(probed.iter().any(Option::is_some) || header.draws == 0);
+        before.push((s, good, header, entries, probed));
+    }
+    drop(tb);
+    for (s, _, header, entries, _) in &before {
+        std::fs::write(class_path(&dir, *s), format_2_file(header, entries)).unwrap();
+    }
+    // Read as they are: the same classes.
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    for (s, _, _, entries, probed) in &before {
+        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
+        for i in 0..index.size() {
+            let got = tb
+                .class(&movement_position(Variant::Standard, *s, i))
+                .unwrap();
+            assert_eq!(got, probed[i as usize], "{s} entry {i}");
+        }
+        let read = classes::finished(&dir, &tb, &Store::default(), Variant::Standard, (*s).into())
+            .unwrap()
+            .unwrap();
+        assert_eq!(&read, entries, "{s}");
+    }
+    // The builder rewrites them in the new format, byte for byte what it builds.
+    let mut lines = Vec::new();
+    let log = std::sync::Mutex::new(&mut lines);
+    classes::build_into(&dir, &tb, Variant::Standard, &movement, &[], &|l| {
+        log.lock().unwrap().push(l.to_string())
+    })
+    .unwrap();
+    for (s, good, _, _, _) in &before {
+        assert_eq!(&std::fs::read(class_path(&dir, *s)).unwrap(), good, "{s}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("standard-{s}.cls: rewritten"))),
+            "{s}: {lines:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_block_with_other_draws_than_the_values_is_damaged() {
+    let (dir, _) = game_with_classes("draws");
+    let s = Sector::new(4, 4).unwrap();
+    let path = class_path(&dir, s);
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let pos = first_draw(&tb, s);
+    let file = morris_tablebase::classes::ClassFile::open(
+        &path,
+        Variant::Standard,
+        s.into(),
+        std::sync::Arc::default(),
+    )
+    .unwrap();
+    let header = *file.header();
+    // The same entries, one decided position marked drawn: a well-formed file with
+    // good checksums whose first block holds one entry too many.
+    let mut entries = classes::finished(&dir, &tb, &Store::default(), Variant::Standard, s.into())
+        .unwrap()
+        .unwrap()
+        .to_vec();
+    let decided = entries
+        .iter()
+        .position(|&e| e == morris_tablebase::classes::DECIDED)
+        .unwrap();
+    assert!(decided < 1 << header.block_log2);
+    entries[decided] = classes_entry(0);
+    use xxhash_rust::xxh3::xxh3_64;
+    let block = 1usize << header.block_log2;
+    let (mut index, mut data) = (Vec::new(), Vec::new());
+    for chunk in entries.chunks(block) {
+        let drawn: Vec<u16> = chunk
+            .iter()
+            .copied()
+            .filter(|&e| e != morris_tablebase::classes::DECIDED)
+            .collect();
+        let mut bytes: Vec<u8> = drawn.iter().map(|&e| (e >> 8) as u8).collect();
+        bytes.extend(drawn.iter().map(|&e| e as u8));
+        let z = zstd::bulk::compress(&bytes, 3).unwrap();
+        data.extend_from_slice(&z);
+        index.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        index.extend_from_slice(&xxh3_64(&z).to_le_bytes());
+    }
+    let bad = morris_tablebase::classes::Header {
+        index_sum: xxh3_64(&index),
+        data_len: data.len() as u64,
+        ..header
+    };
+    let mut bytes = bad.encode().to_vec();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&data);
+    std::fs::write(&path, bytes).unwrap();
+    let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
+    let err = tb.class(&pos).unwrap_err().to_string();
+    assert!(err.contains("standard-4-4.cls"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

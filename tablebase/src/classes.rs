@@ -412,8 +412,12 @@ impl ClassFile {
                 };
                 let mask: Vec<bool> = (0..chunk.len() as u64).map(|i| drawn(first + i)).collect();
                 let bytes = self.expand(b as u64, &stored, &mask)?;
-                for (e, c) in chunk.iter_mut().zip(bytes.chunks_exact(2)) {
-                    *e = u16::from_le_bytes([c[0], c[1]]);
+                for ((e, c), &d) in chunk.iter_mut().zip(bytes.chunks_exact(2)).zip(&mask) {
+                    *e = if d {
+                        u16::from_le_bytes([c[0], c[1]])
+                    } else {
+                        DECIDED
+                    };
                 }
                 Ok(())
             })?;
