@@ -148,12 +148,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 continue;
             }
             let clock = Instant::now();
-            let built = morris_builder::classes::build_into(
+            // A one-sided compact set leaves out the class files of the same sectors
+            // as the distances.
+            let one_sided = args.compact && args.distances == crate::pack::DistancesArg::OneSide;
+            let built = morris_builder::classes::build_into_as(
                 &dir,
                 &tb,
                 variant,
                 &order,
                 &placement,
+                one_sided,
                 &|line| errln!("{line}"),
             )?;
             let new: Vec<_> = built.iter().filter(|r| !r.skipped).collect();

@@ -653,3 +653,129 @@ fn a_block_with_other_draws_than_the_values_is_damaged() {
     assert!(err.contains("standard-4-4.cls"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every position of every sector of the `max`-piece game of `variant`, as a probe
+/// sees it.
+fn all_positions(variant: Variant, max: u8) -> Vec<(SectorId, u64, Position)> {
+    let mut out = Vec::new();
+    for s in Sector::all()
+        .into_iter()
+        .filter(|s| s.us <= max && s.them <= max)
+    {
+        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
+        for i in 0..index.size() {
+            out.push((s.into(), i, movement_position(variant, s, i)));
+        }
+    }
+    for p in PlacementSector::all(max) {
+        let index = SectorIndex::get(Board::Nine, p.us.into(), p.them.into());
+        for i in 0..index.size() {
+            let (us, them) = index.position(i);
+            let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
+            out.push((p.into(), i, pos));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_one_sided_class_set_answers_every_class() {
+    let (variant, max) = (Variant::Standard, 4);
+    let full = temp_dir("full");
+    generate_game_into(&full, variant, max, &Silent).unwrap();
+    let one = temp_dir("one-sided");
+    for e in std::fs::read_dir(&full).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), one.join(e.file_name())).unwrap();
+    }
+    let movement: Vec<Sector> = morris_builder::driver::plan(
+        &Sector::all()
+            .into_iter()
+            .filter(|s| s.us <= max && s.them <= max)
+            .collect::<Vec<_>>(),
+    );
+    let placement = PlacementSector::all(max);
+    let tb = Tablebase::open(&full, OpenOptions::default()).unwrap();
+    classes::build_into(&full, &tb, variant, &movement, &placement, &|_| {}).unwrap();
+    let build = |log: &mut Vec<String>| {
+        let log = std::sync::Mutex::new(log);
+        let tb = Tablebase::open(&one, OpenOptions::default()).unwrap();
+        classes::build_into_as(&one, &tb, variant, &movement, &placement, true, &|l| {
+            log.lock().unwrap().push(l.to_string())
+        })
+        .unwrap()
+    };
+    build(&mut Vec::new());
+
+    // The left-out sectors have no file, the others the full set's, byte for byte.
+    let cls = |dir: &Path, s: SectorId| dir.join(morris_tablebase::classes::file_name(variant, s));
+    let sectors: Vec<SectorId> = all_positions(variant, max)
+        .iter()
+        .map(|p| p.0)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut left_out = 0;
+    for &s in &sectors {
+        if s.distances_derived(variant) {
+            assert!(!cls(&one, s).exists(), "{s}");
+            left_out += 1;
+        } else {
+            assert_eq!(
+                std::fs::read(cls(&one, s)).unwrap(),
+                std::fs::read(cls(&full, s)).unwrap(),
+                "{s}"
+            );
+        }
+    }
+    assert!(left_out > 10, "{left_out}");
+
+    // Every position's class, read or found from the successors, is the full set's.
+    let a = Tablebase::open(&full, OpenOptions::default()).unwrap();
+    let b = Tablebase::open(&one, OpenOptions::default()).unwrap();
+    let mut derived = 0u64;
+    for (s, i, pos) in all_positions(variant, max) {
+        let want = a.class(&pos).unwrap();
+        assert_eq!(b.class(&pos).unwrap(), want, "{s} entry {i}");
+        if b.derives_classes(variant, s) {
+            assert!(b.has_classes(variant, s));
+            derived += u64::from(want.is_some());
+        }
+        if let SectorId::Movement(m) = s {
+            assert_eq!(
+                b.sector_stay_class(variant, m),
+                a.sector_stay_class(variant, m),
+                "{s}"
+            );
+        }
+    }
+    assert!(derived > 1000, "{derived}");
+
+    // The check reads the left-out sectors from their successors' files.
+    let mut store = Store::default();
+    for &s in &sectors {
+        if !s.distances_derived(variant) {
+            let (bad, _) = classes::verify_sector(&one, &b, &mut store, variant, s).unwrap();
+            assert_eq!(bad, 0, "{s}");
+        }
+    }
+
+    // A second run finds everything finished and writes nothing; a full set's
+    // left-out files are removed by a one-sided build.
+    let mut lines = Vec::new();
+    let reports = build(&mut lines);
+    assert!(reports.iter().all(|r| r.skipped), "{lines:?}");
+    let left: SectorId = Sector::new(3, 4).unwrap().into();
+    std::fs::copy(cls(&full, left), cls(&one, left)).unwrap();
+    let mut lines = Vec::new();
+    build(&mut lines);
+    assert!(!cls(&one, left).exists());
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("standard-3-4.cls: removed")),
+        "{lines:?}"
+    );
+    std::fs::remove_dir_all(&full).unwrap();
+    std::fs::remove_dir_all(&one).unwrap();
+}

@@ -144,8 +144,12 @@ impl Store {
         self.retain(needed);
         for &s in needed {
             if self.get(s).is_none() {
-                let entries =
-                    finished(dir, tb, self, rules, s)?.ok_or(ClassError::MissingClasses(s))?;
+                let entries = match finished(dir, tb, self, rules, s)? {
+                    Some(e) => e,
+                    // A sector of a one-sided set: its classes from its successors'.
+                    None if s.distances_derived(rules) => derive_entries(dir, tb, rules, s)?.into(),
+                    None => return Err(ClassError::MissingClasses(s)),
+                };
                 self.insert(s, entries);
             }
         }
@@ -1088,33 +1092,65 @@ fn expected_class(
         };
         children.push((-c.class, if same_pair { c.distance } else { 0 }));
     }
-    let Some(best) = children.iter().map(|c| c.0).max() else {
-        return Ok(Class {
-            class: i8::MIN,
-            distance: 0,
-        });
-    };
-    let Some(stay) = stay else {
-        return Ok(Class {
-            class: best,
-            distance: 0,
-        });
-    };
-    let keeping = children
+    Ok(classes::combine(&children, stay).unwrap_or(Class {
+        class: i8::MIN,
+        distance: 0,
+    }))
+}
+
+/// The classes of a sector whose class file a one-sided set leaves out
+/// ([`SectorId::distances_derived`]): each drawn position's from its successors' class
+/// files in `dir` by a one-ply search, as [`verify_classes`] expects them
+/// ([`DECIDED`] for decided positions).
+///
+/// # Errors
+/// A [`ClassError`]: a successor's class file missing or damaged, a drawn position
+/// without a drawing move.
+pub fn derive_entries(
+    dir: &Path,
+    tb: &Tablebase,
+    rules: impl Into<Rules>,
+    sector: SectorId,
+) -> Result<Vec<u16>, ClassError> {
+    let rules: Rules = rules.into();
+    let mut deps = Store::default();
+    let successors: Vec<SectorId> = dependencies(rules, sector)
+        .into_iter()
+        .filter(|&s| s != sector)
+        .collect();
+    deps.hold(dir, tb, rules, &successors)?;
+    if let SectorId::Placement(p) = sector {
+        // The placement pass is itself a one-ply search.
+        return placement_sector(tb, &deps, rules, p);
+    }
+    let index = sector.index(rules.board());
+    let own = values(tb, &deps, rules, sector)?;
+    let reached: Vec<Reached> = successors
         .iter()
-        .filter(|c| c.0 == best)
-        .map(|c| u16::from(c.1));
-    let distance = if best > stay {
-        keeping.min().map_or(0, |d| d + 1)
-    } else if best < stay {
-        keeping.max().map_or(0, |d| d + 1)
-    } else {
-        0
+        .map(|&s| Reached::new(tb, &deps, rules, s))
+        .collect::<Result<_, _>>()?;
+    let stay = match sector {
+        SectorId::Movement(s) => Some(stay_of(tb, rules, s)?),
+        SectorId::Placement(_) => None,
     };
-    Ok(Class {
-        class: best,
-        distance: u8::try_from(distance).unwrap_or(u8::MAX),
-    })
+    (0..index.size())
+        .into_par_iter()
+        .map(|i| -> Result<u16, ClassError> {
+            if !own.drawn(i) {
+                return Ok(DECIDED);
+            }
+            let (u, t) = index.position(i);
+            let pos = entry_position(rules, sector, u, t);
+            let c = expected_class(&reached, &pos, stay, sector)?;
+            if c.class == i8::MIN {
+                return Err(inconsistent(
+                    sector,
+                    format!("entry {i} is a draw without a drawing move"),
+                ));
+            }
+            Ok(c.encode())
+        })
+        .collect()
 }
 
 /// Check the classes of `sector` from the class files in `dir` (its own and those it
@@ -1199,7 +1235,29 @@ pub fn build_into(
     placement: &[PlacementSector],
     log: &dyn Fn(&str),
 ) -> Result<Vec<ClassReport>, ClassError> {
+    build_into_as(dir, tb, rules, movement, placement, false, log)
+}
+
+/// [`build_into`], and with `one_sided` a one-sided set: the sectors whose classes
+/// follow from their successors' ([`SectorId::distances_derived`]) get no class file
+/// (a probe finds their classes by a one-ply search, and a later build that needs them
+/// computes them from the files). Such a sector counts as finished when the files it
+/// follows from are; class files of such sectors from an earlier build are removed at
+/// the end.
+///
+/// # Errors
+/// As [`build_into`], and a failure to remove a file.
+pub fn build_into_as(
+    dir: &Path,
+    tb: &Tablebase,
+    rules: impl Into<Rules>,
+    movement: &[Sector],
+    placement: &[PlacementSector],
+    one_sided: bool,
+    log: &dyn Fn(&str),
+) -> Result<Vec<ClassReport>, ClassError> {
     let rules: Rules = rules.into();
+    let left_out = |s: SectorId| one_sided && s.distances_derived(rules);
     let mut store = Store::default();
     let mut reports: Vec<ClassReport> = Vec::new();
     let skipped = |sector: SectorId, draws: u64| ClassReport {
@@ -1222,11 +1280,21 @@ pub fn build_into(
         };
         let mut done = Vec::new();
         for &s in &pair {
+            if left_out(s.into()) {
+                continue;
+            }
             if let Some(draws) = good_file(dir, tb, rules, s.into(), log)? {
                 done.push(skipped(s.into(), draws));
             }
         }
-        if done.len() == pair.len() {
+        // A left-out sector is finished with its partner.
+        let kept = pair.iter().filter(|&&s| !left_out(s.into())).count();
+        if done.len() == kept {
+            for &s in &pair {
+                if left_out(s.into()) {
+                    reports.push(skipped(s.into(), stats(tb, rules, s.into())?.draws));
+                }
+            }
             reports.extend(done);
             continue;
         }
@@ -1240,6 +1308,22 @@ pub fn build_into(
         let built = movement_pair(tb, &store, rules, sector)?;
         let time = clock.elapsed();
         for (s, entries) in built {
+            if left_out(s.into()) {
+                let draws = entries.iter().filter(|&&e| e != DECIDED).count() as u64;
+                log(&format!(
+                    "classes {} {s}: {draws} draws, from its successors' (no file), {:.1} s",
+                    rules.table_name(),
+                    time.as_secs_f64()
+                ));
+                reports.push(ClassReport {
+                    sector: s.into(),
+                    draws,
+                    time,
+                    skipped: false,
+                });
+                store.insert(s.into(), entries.into());
+                continue;
+            }
             let header = write_classes(dir, tb, rules, s.into(), &entries)?;
             log(&format!(
                 "classes {} {s}: {} draws, stay class {:+}, {:.1} s",
@@ -1257,9 +1341,36 @@ pub fn build_into(
             store.insert(s.into(), entries.into());
         }
     }
-    for &sector in placement {
+    // The verdicts of good_file, each asked once.
+    let mut verdicts: HashMap<SectorId, Option<u64>> = HashMap::new();
+    let mut verdict = |id: SectorId| -> Result<Option<u64>, ClassError> {
+        if let Some(&v) = verdicts.get(&id) {
+            return Ok(v);
+        }
+        let v = good_file(dir, tb, rules, id, log)?;
+        verdicts.insert(id, v);
+        Ok(v)
+    };
+    for (k, &sector) in placement.iter().enumerate() {
         let id = SectorId::Placement(sector);
-        if let Some(draws) = good_file(dir, tb, rules, id, log)? {
+        if left_out(id) {
+            // Built (not written) only when a sector still to build reads it.
+            let mut needed = false;
+            for &q in &placement[k + 1..] {
+                let reads = q
+                    .successors(rules)
+                    .into_iter()
+                    .any(|n| SectorId::from(n) == id);
+                if reads && !left_out(q.into()) && verdict(q.into())?.is_none() {
+                    needed = true;
+                    break;
+                }
+            }
+            if !needed {
+                reports.push(skipped(id, stats(tb, rules, id)?.draws));
+                continue;
+            }
+        } else if let Some(draws) = verdict(id)? {
             reports.push(skipped(id, draws));
             continue;
         }
@@ -1272,6 +1383,22 @@ pub fn build_into(
         let clock = std::time::Instant::now();
         let entries = placement_sector(tb, &store, rules, sector)?;
         let time = clock.elapsed();
+        if left_out(id) {
+            let draws = entries.iter().filter(|&&e| e != DECIDED).count() as u64;
+            log(&format!(
+                "classes {} {sector}: {draws} draws, for the sectors that read it (no file), {:.1} s",
+                rules.table_name(),
+                time.as_secs_f64()
+            ));
+            reports.push(ClassReport {
+                sector: id,
+                draws,
+                time,
+                skipped: false,
+            });
+            store.insert(id, entries.into());
+            continue;
+        }
         let header = write_classes(dir, tb, rules, id, &entries)?;
         log(&format!(
             "classes {} {sector}: {} draws, {:.1} s",
@@ -1286,6 +1413,24 @@ pub fn build_into(
             skipped: false,
         });
         store.insert(id, entries.into());
+    }
+    if one_sided {
+        let sectors = movement
+            .iter()
+            .flat_map(|&s| [s, s.swapped()])
+            .map(SectorId::from)
+            .chain(placement.iter().map(|&p| p.into()));
+        for s in sectors.filter(|&s| left_out(s)) {
+            let path = dir.join(classes::file_name(rules, s));
+            match std::fs::remove_file(&path) {
+                Ok(()) => log(&format!(
+                    "{}: removed (its classes follow from its successors')",
+                    path.display()
+                )),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(ClassError::File(FileError::new(&path, e))),
+            }
+        }
     }
     Ok(reports)
 }

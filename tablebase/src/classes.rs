@@ -115,6 +115,31 @@ impl Class {
     }
 }
 
+/// The class of a drawn position from its drawing moves: for each, the class it
+/// leads to for the side to move (the successor's class negated) and that
+/// successor's distance when it lies in the position's own movement pair (0 for a
+/// move that leaves the pair, and in the placement phase). `stay` is the stay class of
+/// a movement position's sector (`None` in the placement phase). The best class wins;
+/// the distance, where the class differs from the stay class, is one more than the
+/// shortest (the side ahead forces the exit) or the longest (the side behind delays
+/// it) among the moves to that class. `None` without a drawing move.
+pub fn combine(children: &[(i8, u8)], stay: Option<i8>) -> Option<Class> {
+    let best = children.iter().map(|c| c.0).max()?;
+    let keeping = children
+        .iter()
+        .filter(|c| c.0 == best)
+        .map(|c| u16::from(c.1));
+    let distance = match stay {
+        Some(stay) if best > stay => keeping.min().map_or(0, |d| d + 1),
+        Some(stay) if best < stay => keeping.max().map_or(0, |d| d + 1),
+        _ => 0,
+    };
+    Some(Class {
+        class: best,
+        distance: u8::try_from(distance).unwrap_or(u8::MAX),
+    })
+}
+
 /// The stay class of the sector pair whose counts are `own` (the side with `X`
 /// pieces to move) and `swapped` (the side with `Y` pieces to move): the expected
 /// score margin of the `X` side in percent points, 0 for an empty pair.

@@ -128,6 +128,9 @@ struct Tables {
     /// reach has them: a probe finds a decided position's distance by a one-ply
     /// search.
     derived: bool,
+    /// It has no class file but every sector its turns reach has one: a class probe
+    /// finds a drawn position's class by a one-ply search.
+    classes_derived: bool,
 }
 
 impl Tables {
@@ -156,6 +159,7 @@ impl Tables {
             compact: CompactTable::default(),
             classes: None,
             derived: false,
+            classes_derived: false,
         }
     }
 }
@@ -275,6 +279,29 @@ impl Tablebase {
         for key in derived {
             if let Some(t) = tables.get_mut(&key) {
                 t.derived = true;
+            }
+        }
+        // A sector without a class file whose classes follow from its successors'
+        // (as [`SectorId::distances_derived`] chooses them), all of which have good
+        // class files, gets its classes by a one-ply search.
+        let classes = |rules: Rules, s: SectorId| {
+            tables
+                .get(&(rules, s))
+                .is_some_and(|t| matches!(t.classes, Some(Ok(_))))
+        };
+        let derived: Vec<(Rules, SectorId)> = tables
+            .values()
+            .filter(|t| t.classes.is_none() && t.sector.distances_derived(t.rules))
+            .filter(|t| t.raw.is_some() || t.compact.answering().is_some())
+            .filter(|t| {
+                let next = t.sector.successors(t.rules);
+                !next.is_empty() && next.into_iter().all(|s| classes(t.rules, s))
+            })
+            .map(|t| (t.rules, t.sector))
+            .collect();
+        for key in derived {
+            if let Some(t) = tables.get_mut(&key) {
+                t.classes_derived = true;
             }
         }
         let mut tb = Tablebase {
@@ -540,6 +567,7 @@ impl Tablebase {
             return Ok(None);
         };
         match &tables.classes {
+            None if tables.classes_derived => self.derive_class(pos, tables),
             None => Ok(None),
             Some(Err(e)) => Err(FileError::new(
                 &e.path,
@@ -557,6 +585,61 @@ impl Tablebase {
         }
     }
 
+    /// The class of a drawn position of a sector whose classes follow from its
+    /// successors' ([`classes::combine`] over its drawing moves); `None` when it is
+    /// not drawn.
+    fn derive_class(&self, pos: &Position, tables: &Tables) -> Result<Option<Class>, FileError> {
+        if pos.end().is_some() || self.probe_stored(pos)?.map(|p| p.value.wdl()) != Some(Wdl::Draw)
+        {
+            return Ok(None);
+        }
+        let own = Tablebase::sector_of(pos);
+        let mut children = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            let next = pos.play_unchecked(m);
+            if next.end().is_some() {
+                continue;
+            }
+            let Some(c) = self.class(&next)? else {
+                continue;
+            };
+            let same_pair = matches!(
+                (own, Tablebase::sector_of(&next)),
+                (Some(o), Some(n)) if n == o.swapped()
+            );
+            children.push((-c.class, if same_pair { c.distance } else { 0 }));
+        }
+        let stay = own.and_then(|s| self.sector_stay_class(pos.rules().tables(), s));
+        if own.is_some() && stay.is_none() {
+            return Ok(None);
+        }
+        match classes::combine(&children, stay) {
+            Some(c) => Ok(Some(c)),
+            None => {
+                let path = match (&tables.raw, tables.compact.answering()) {
+                    (Some(f), _) => f.path().to_path_buf(),
+                    (None, Some(c)) => c.path().to_path_buf(),
+                    (None, None) => PathBuf::new(),
+                };
+                Err(FileError::new(
+                    &path,
+                    std::io::Error::other(format!(
+                        "says {} is drawn, but no move keeps the draw by its successors' files",
+                        morris_engine::notation::setup_to_string(&pos.to_setup())
+                    )),
+                ))
+            }
+        }
+    }
+
+    /// Whether a sector's classes are found from its successors' by a one-ply
+    /// search (it has no class file of its own; see [`SectorId::distances_derived`]).
+    pub fn derives_classes(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> bool {
+        let rules: Rules = rules.into();
+        self.tables(rules, sector.into())
+            .is_some_and(|t| t.classes_derived)
+    }
+
     /// The stay class of a movement position's sector (see [`crate::classes`]), from
     /// its class file; `None` without a usable one, and for a placement position.
     pub fn stay_class(&self, pos: &Position) -> Option<i8> {
@@ -567,17 +650,26 @@ impl Tablebase {
     /// file's header; `None` without a usable class file.
     pub fn sector_stay_class(&self, rules: impl Into<Rules>, sector: Sector) -> Option<i8> {
         let rules: Rules = rules.into();
-        match &self.tables(rules, sector.into())?.classes {
+        let t = self.tables(rules, sector.into())?;
+        match &t.classes {
             Some(Ok(f)) => Some(f.header().stay),
+            // A pair's two sectors have opposite stay classes.
+            None if t.classes_derived && sector.swapped() != sector => {
+                match &self.tables(rules, sector.swapped().into())?.classes {
+                    Some(Ok(f)) => Some(-f.header().stay),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
 
-    /// Whether a sector has a class file (good or not).
+    /// Whether a sector has a class file (good or not) or finds its classes from its
+    /// successors' ([`Tablebase::derives_classes`]).
     pub fn has_classes(&self, rules: impl Into<Rules>, sector: impl Into<SectorId>) -> bool {
         let rules: Rules = rules.into();
         self.tables(rules, sector.into())
-            .is_some_and(|t| t.classes.is_some())
+            .is_some_and(|t| t.classes.is_some() || t.classes_derived)
     }
 
     /// The class files that cannot be used, and why.
