@@ -53,6 +53,10 @@
 //! [`crate::Tablebase::class`] does. A file whose value file changed (another
 //! checksum) is refused: classes belong to the values they were computed from.
 //!
+//! A one-sided set has no class file for the sectors whose classes follow from their
+//! successors' ([`SectorId::distances_derived`]); [`crate::Tablebase::class`] finds
+//! them by a one-ply search ([`combine`]).
+//!
 //! Format version 2 stored every entry, two bytes a position
 //! (`class as u8 << 8 | distance` where drawn, "don't care" elsewhere); it is still
 //! read, and `morris generate` rewrites such a file in version 3 from its entries.

@@ -554,8 +554,10 @@ impl Tablebase {
     }
 
     /// The draw class of a position for the side to move (see [`crate::classes`]):
-    /// `None` when its sector has no class file or the position is not a draw (by
-    /// the values: a class file says nothing about decided positions).
+    /// `None` when its sector has no class file (and its classes do not follow from
+    /// its successors', [`Tablebase::derives_classes`]: then a one-ply search finds
+    /// it) or the position is not a draw (by the values: a class file says nothing
+    /// about decided positions).
     ///
     /// # Errors
     /// A [`FileError`] naming the class file when it is damaged or belongs to other
