@@ -58,7 +58,9 @@ pub struct Args {
     #[arg(long)]
     compact: bool,
 
-    /// With --compact: which sectors keep a .dtm file (see `morris pack --help`).
+    /// With --compact: which sectors keep a .dtm file (see `morris pack --help`) and a
+    /// class file: with one-side, the others' distances and classes come from a
+    /// one-ply search over their successors.
     #[arg(long, value_enum, default_value_t = crate::pack::DistancesArg::OneSide, requires = "compact")]
     distances: crate::pack::DistancesArg,
 
