@@ -370,6 +370,40 @@ fn class_path(dir: &Path, s: Sector) -> PathBuf {
     dir.join(morris_tablebase::classes::file_name(Variant::Standard, s))
 }
 
+/// The header of a sector's class file.
+fn class_header(path: &Path, s: Sector) -> morris_tablebase::classes::Header {
+    *morris_tablebase::classes::ClassFile::open(
+        path,
+        Variant::Standard,
+        s.into(),
+        std::sync::Arc::default(),
+    )
+    .unwrap()
+    .header()
+}
+
+/// A class file of `header` (its version kept) whose blocks hold `blocks`, each
+/// compressed alone, with a good block index and header checksums.
+fn class_file(header: &morris_tablebase::classes::Header, blocks: &[Vec<u8>]) -> Vec<u8> {
+    use xxhash_rust::xxh3::xxh3_64;
+    let (mut index, mut data) = (Vec::new(), Vec::new());
+    for bytes in blocks {
+        let z = zstd::bulk::compress(bytes, 3).unwrap();
+        data.extend_from_slice(&z);
+        index.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        index.extend_from_slice(&xxh3_64(&z).to_le_bytes());
+    }
+    let header = morris_tablebase::classes::Header {
+        index_sum: xxh3_64(&index),
+        data_len: data.len() as u64,
+        ..*header
+    };
+    let mut file = header.encode().to_vec();
+    file.extend_from_slice(&index);
+    file.extend_from_slice(&data);
+    file
+}
+
 #[test]
 fn damaged_class_files_are_named_and_rebuilt() {
     let (dir, movement) = game_with_classes("damaged");
@@ -382,14 +416,7 @@ fn damaged_class_files_are_named_and_rebuilt() {
 
     // A flipped byte in the block that holds the position: named on first use,
     // never a class.
-    let header = *morris_tablebase::classes::ClassFile::open(
-        &path,
-        Variant::Standard,
-        s.into(),
-        std::sync::Arc::default(),
-    )
-    .unwrap()
-    .header();
+    let header = class_header(&path, s);
     let index = SectorIndex::get(Board::Nine, 4, 4).index(pos.us(), pos.them());
     assert!(
         index < 1 << header.block_log2,
@@ -498,33 +525,25 @@ fn a_missing_class_file_of_a_dependency_is_named() {
 /// A class file of format version 2 (every entry stored, the entry before a decided
 /// position repeated there), as the earlier builder wrote it from `entries`.
 fn format_2_file(header: &morris_tablebase::classes::Header, entries: &[u16]) -> Vec<u8> {
-    use xxhash_rust::xxh3::xxh3_64;
-    let block = 1usize << header.block_log2;
     let mut last = classes_entry(header.stay);
-    let (mut index, mut data) = (Vec::new(), Vec::new());
-    for chunk in entries.chunks(block) {
-        let mut bytes = Vec::new();
-        for &e in chunk {
-            if e != morris_tablebase::classes::DECIDED {
-                last = e;
+    let blocks: Vec<Vec<u8>> = entries
+        .chunks(1 << header.block_log2)
+        .map(|chunk| {
+            let mut bytes = Vec::new();
+            for &e in chunk {
+                if e != morris_tablebase::classes::DECIDED {
+                    last = e;
+                }
+                bytes.extend_from_slice(&last.to_le_bytes());
             }
-            bytes.extend_from_slice(&last.to_le_bytes());
-        }
-        let z = zstd::bulk::compress(&bytes, 3).unwrap();
-        data.extend_from_slice(&z);
-        index.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        index.extend_from_slice(&xxh3_64(&z).to_le_bytes());
-    }
+            bytes
+        })
+        .collect();
     let old = morris_tablebase::classes::Header {
         version: morris_tablebase::classes::VERSION_ALL_ENTRIES,
-        index_sum: xxh3_64(&index),
-        data_len: data.len() as u64,
         ..*header
     };
-    let mut file = old.encode().to_vec();
-    file.extend_from_slice(&index);
-    file.extend_from_slice(&data);
-    file
+    class_file(&old, &blocks)
 }
 
 fn classes_entry(stay: i8) -> u16 {
@@ -544,14 +563,7 @@ fn class_files_of_format_2_are_read_and_rewritten() {
     for &s in &movement {
         let path = class_path(&dir, s);
         let good = std::fs::read(&path).unwrap();
-        let header = *morris_tablebase::classes::ClassFile::open(
-            &path,
-            Variant::Standard,
-            s.into(),
-            std::sync::Arc::default(),
-        )
-        .unwrap()
-        .header();
+        let header = class_header(&path, s);
         assert_eq!(header.version, morris_tablebase::classes::VERSION);
         let entries = classes::finished(&dir, &tb, &Store::default(), Variant::Standard, s.into())
             .unwrap()
@@ -611,14 +623,7 @@ fn a_block_with_other_draws_than_the_values_is_damaged() {
     let path = class_path(&dir, s);
     let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
     let pos = first_draw(&tb, s);
-    let file = morris_tablebase::classes::ClassFile::open(
-        &path,
-        Variant::Standard,
-        s.into(),
-        std::sync::Arc::default(),
-    )
-    .unwrap();
-    let header = *file.header();
+    let header = class_header(&path, s);
     // The same entries, one decided position marked drawn: a well-formed file with
     // good checksums whose first block holds one entry too many.
     let mut entries = classes::finished(&dir, &tb, &Store::default(), Variant::Standard, s.into())
@@ -631,30 +636,20 @@ fn a_block_with_other_draws_than_the_values_is_damaged() {
         .unwrap();
     assert!(decided < 1 << header.block_log2);
     entries[decided] = classes_entry(0);
-    use xxhash_rust::xxh3::xxh3_64;
-    let block = 1usize << header.block_log2;
-    let (mut index, mut data) = (Vec::new(), Vec::new());
-    for chunk in entries.chunks(block) {
-        let drawn: Vec<u16> = chunk
-            .iter()
-            .copied()
-            .filter(|&e| e != morris_tablebase::classes::DECIDED)
-            .collect();
-        let mut bytes: Vec<u8> = drawn.iter().map(|&e| (e >> 8) as u8).collect();
-        bytes.extend(drawn.iter().map(|&e| e as u8));
-        let z = zstd::bulk::compress(&bytes, 3).unwrap();
-        data.extend_from_slice(&z);
-        index.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        index.extend_from_slice(&xxh3_64(&z).to_le_bytes());
-    }
-    let bad = morris_tablebase::classes::Header {
-        index_sum: xxh3_64(&index),
-        data_len: data.len() as u64,
-        ..header
-    };
-    let mut bytes = bad.encode().to_vec();
-    bytes.extend_from_slice(&index);
-    bytes.extend_from_slice(&data);
+    let blocks: Vec<Vec<u8>> = entries
+        .chunks(1 << header.block_log2)
+        .map(|chunk| {
+            let drawn: Vec<u16> = chunk
+                .iter()
+                .copied()
+                .filter(|&e| e != morris_tablebase::classes::DECIDED)
+                .collect();
+            let mut bytes: Vec<u8> = drawn.iter().map(|&e| (e >> 8) as u8).collect();
+            bytes.extend(drawn.iter().map(|&e| e as u8));
+            bytes
+        })
+        .collect();
+    let bytes = class_file(&header, &blocks);
     std::fs::write(&path, bytes).unwrap();
     let tb = Tablebase::open(&dir, OpenOptions::default()).unwrap();
     let err = tb.class(&pos).unwrap_err().to_string();

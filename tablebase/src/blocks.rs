@@ -366,14 +366,8 @@ impl BlockFile {
 
     fn load(&self, b: u64, exact: bool) -> Result<Vec<u8>, FileError> {
         let index = self.block_index()?;
-        let first = b * self.layout.block();
         let len = self.layout.block_len(b);
-        let damaged = || {
-            self.error(Problem::Checksum {
-                first,
-                last: first + len as u64 - 1,
-            })
-        };
+        let damaged = || self.damaged(b);
         let entry = usize::try_from(b)
             .ok()
             .and_then(|b| index.get(b))
@@ -406,30 +400,9 @@ impl BlockFile {
     /// A [`FileError`] naming the file: a damaged block, or an index beyond the file
     /// ([`Problem::Implausible`]).
     pub fn entry(&self, index: u64) -> Result<u16, FileError> {
-        let implausible = || {
-            self.error(Problem::Implausible {
-                index,
-                entries: self.layout.entries,
-            })
-        };
-        if index >= self.layout.entries {
-            return Err(implausible());
-        }
-        let b = index >> self.layout.block_log2;
-        let offset = (index & (self.layout.block() - 1)) as usize;
-        let key = (self.id, b);
-        let width = usize::from(self.layout.width);
-        if let Some(e) = self.cache.entry(key, offset, width) {
-            return Ok(e);
-        }
-        let block = self.load_block(b)?.into_boxed_slice();
-        let e = read_entry(&block, offset, width).ok_or_else(implausible)?;
-        self.cache.insert(key, block);
-        Ok(e)
+        self.cached_entry(index, |b| self.load_block(b))
     }
-}
 
-impl BlockFile {
     /// The entry at `index` of a file whose blocks hold a selection of their entries:
     /// on a miss, `expand` turns the block's stored bytes ([`BlockFile::load_selected`])
     /// into all its entries (`width` bytes each), which the cache keeps.
@@ -441,6 +414,16 @@ impl BlockFile {
         &self,
         index: u64,
         expand: impl FnOnce(u64, Vec<u8>) -> Result<Vec<u8>, FileError>,
+    ) -> Result<u16, FileError> {
+        self.cached_entry(index, |b| expand(b, self.load_selected(b)?))
+    }
+
+    /// The entry at `index`, from the cache or from block `b` as `load` gives all its
+    /// entries (cached then).
+    fn cached_entry(
+        &self,
+        index: u64,
+        load: impl FnOnce(u64) -> Result<Vec<u8>, FileError>,
     ) -> Result<u16, FileError> {
         let implausible = || {
             self.error(Problem::Implausible {
@@ -458,7 +441,7 @@ impl BlockFile {
         if let Some(e) = self.cache.entry(key, offset, width) {
             return Ok(e);
         }
-        let block = expand(b, self.load_selected(b)?)?.into_boxed_slice();
+        let block = load(b)?.into_boxed_slice();
         if block.len() != self.layout.block_len(b) * width {
             return Err(self.damaged(b));
         }
