@@ -599,6 +599,9 @@ impl Generator<'_> {
             let (set, range) = self.work.block(b);
             let symmetric = self.work.is_symmetric_block(b);
             let origins = self.origins(k, set);
+            // Only this task updates the predecessors of a major-side block: they all
+            // lie in the flipped side's block of the same number.
+            let exclusive = matches!(origins, Origins::Same(..));
             let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
             for i in range {
                 let slot = &side.words.as_slice()[i as usize];
@@ -618,10 +621,10 @@ impl Generator<'_> {
                 let (x, y) = self.work.block_position(b, i);
                 let (us, them) = self.laid_out(k, x, y);
                 self.predecessors(k, us, them, symmetric, &origins, &mut next);
-                self.apply(pk, &ready)?;
+                self.apply(pk, &ready, exclusive)?;
                 std::mem::swap(&mut ready, &mut next);
             }
-            self.apply(pk, &ready)
+            self.apply(pk, &ready, exclusive)
         })?;
         Ok(found.into_inner())
     }
@@ -759,7 +762,11 @@ impl Generator<'_> {
     /// Update the predecessors in side `pk` of a position taken back (see
     /// [`Generator::predecessors`]): after a loss each becomes a
     /// win, after a win each counter drops, and a counter at zero makes a loss.
-    fn apply(&self, pk: usize, batch: &Batch) -> Result<(), GenerateError> {
+    ///
+    /// `exclusive`: no other thread updates these predecessors at this level, so a
+    /// counter drops by a plain load and store instead of a locked subtraction (a
+    /// locked instruction also keeps the later loads from overlapping its miss).
+    fn apply(&self, pk: usize, batch: &Batch, exclusive: bool) -> Result<(), GenerateError> {
         let slots = self.sides[pk].words.as_slice();
         let preds = &batch.preds[..batch.len];
         let next = u32::from(batch.level) + 1;
@@ -774,7 +781,14 @@ impl Generator<'_> {
             if lost {
                 self.mark_win(pk, i, block, next, w)?;
             } else {
-                let before = slots[i].fetch_sub(weight << 16, Relaxed);
+                let before = if exclusive {
+                    // Not `w`: a position can be reached twice from one position.
+                    let before = slots[i].load(Relaxed);
+                    slots[i].store(before - (weight << 16), Relaxed);
+                    before
+                } else {
+                    slots[i].fetch_sub(weight << 16, Relaxed)
+                };
                 if before >> 16 == weight {
                     self.mark_loss(pk, i, block, next, before)?;
                 }
@@ -785,31 +799,30 @@ impl Generator<'_> {
 
     /// Make position `i` of side `k` a win in `dtm` unless it already wins as fast;
     /// `cur` is a recent load of its slot.
+    ///
+    /// A plain store, no compare-and-swap: wins are marked only at levels where
+    /// losses are taken back, when no counter drops and every thread that marks a
+    /// position writes the same word (its counter and `FINAL | dtm`), so a race, or
+    /// a `cur` that another predecessor of the same batch already marked, writes
+    /// what is there. A tentative win as quick as `dtm` stays, to be confirmed at its
+    /// own level; a slower one is replaced (a quicker one is final by now).
     fn mark_win(
         &self,
         k: usize,
         i: usize,
         block: usize,
         dtm: u32,
-        mut cur: u32,
+        cur: u32,
     ) -> Result<(), GenerateError> {
-        let side = &self.sides[k];
-        let slot = &side.words.as_slice()[i];
-        loop {
-            let v = value_of(cur);
-            if v & FINAL != 0 || (v & TENTATIVE != 0 && u32::from(v & TENTATIVE_MAX) <= dtm) {
-                return Ok(());
-            }
-            let level = self.check(dtm, FINAL_MAX, k)?;
-            let new = with_value(cur, FINAL | level);
-            match slot.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-                Ok(_) => {
-                    side.levels.insert(block, level);
-                    return Ok(());
-                }
-                Err(actual) => cur = actual,
-            }
+        let v = value_of(cur);
+        if v & FINAL != 0 || (v & TENTATIVE != 0 && u32::from(v & TENTATIVE_MAX) <= dtm) {
+            return Ok(());
         }
+        let level = self.check(dtm, FINAL_MAX, k)?;
+        let side = &self.sides[k];
+        side.words.as_slice()[i].store(with_value(cur, FINAL | level), Relaxed);
+        side.levels.insert(block, level);
+        Ok(())
     }
 
     /// The last undecided move of position `i` of side `k` turned out won for the
