@@ -591,10 +591,10 @@ impl Generator<'_> {
     fn propagate_level(&self, k: usize, level: u16) -> Result<u64, GenerateError> {
         let side = &self.sides[k];
         let pk = self.other(k);
-        let found = AtomicU64::new(0);
-        (0..self.work.blocks()).into_par_iter().try_for_each(|b| {
+        // Counted per block: one shared counter would bounce between the threads.
+        (0..self.work.blocks()).into_par_iter().map(|b| {
             if !side.levels.contains(b, level) {
-                return Ok(());
+                return Ok(0);
             }
             let (set, range) = self.work.block(b);
             let symmetric = self.work.is_symmetric_block(b);
@@ -603,6 +603,7 @@ impl Generator<'_> {
             // lie in the flipped side's block of the same number.
             let exclusive = matches!(origins, Origins::Same(..));
             let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
+            let mut found = 0;
             for i in range {
                 let slot = &side.words.as_slice()[i as usize];
                 let w = slot.load(Relaxed);
@@ -617,16 +618,17 @@ impl Generator<'_> {
                 } else if v != FINAL | level {
                     continue;
                 }
-                found.fetch_add(1, Relaxed);
+                found += 1;
                 let (x, y) = self.work.block_position(b, i);
                 let (us, them) = self.laid_out(k, x, y);
                 self.predecessors(k, us, them, symmetric, &origins, &mut next);
                 self.apply(pk, &ready, exclusive)?;
                 std::mem::swap(&mut ready, &mut next);
             }
-            self.apply(pk, &ready, exclusive)
-        })?;
-        Ok(found.into_inner())
+            self.apply(pk, &ready, exclusive)?;
+            Ok(found)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 
     /// What the predecessors of every position of side `k` in the working block of
