@@ -188,6 +188,26 @@ impl Batch {
     }
 }
 
+/// The moves of one position, counted before the values its captures reach are read
+/// ([`Generator::initialise`]).
+#[derive(Clone, Copy, Default)]
+struct Moves {
+    /// The position's working index.
+    index: u64,
+    us: Bitboard,
+    them: Bitboard,
+    moves: u32,
+    /// Moves that close no mill (or whose capture is forfeited): they stay in the pair.
+    quiet: u32,
+    /// Whether a capture ends the game.
+    game_ends: bool,
+    /// The end of the position's capture targets in the chunk's list.
+    end: usize,
+}
+
+/// Positions whose moves are generated before their capture values are read.
+const CHUNK: usize = 16;
+
 /// Most predecessors of one position: a flying side moves one of 3 pieces from one of
 /// at most 21 empty points; a sliding side one of at most 9 pieces along at most 4
 /// connections.
@@ -470,36 +490,62 @@ impl Generator<'_> {
     /// working layout. (Going through the major side in the flipped side's stored
     /// order, so that its capture reads stay together, was measured slower: its slots
     /// are then written at random.)
+    ///
+    /// In chunks of [`CHUNK`] positions: the moves of every position of a chunk are
+    /// generated first, prefetching the values its captures reach, then the values
+    /// are read, so that the misses of a chunk overlap.
     fn initialise(&self, k: usize, observer: &dyn Observer) -> Result<(), GenerateError> {
         let side = &self.sides[k];
-        (0..self.work.blocks()).into_par_iter().try_for_each(|b| {
-            let symmetric = self.work.is_symmetric_block(b);
-            let mut n = 0;
-            for (i, x, y) in self.work.block_positions(b) {
-                let (us, them) = self.laid_out(k, x, y);
-                let (val, cnt) = self.initial_value(k, us, them, symmetric)?;
-                side.words.as_slice()[i as usize]
-                    .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
-                if val & FINAL != 0 {
-                    side.levels.insert(b, val & FINAL_MAX);
-                } else if val & TENTATIVE != 0 {
-                    side.levels.insert(b, val & TENTATIVE_MAX);
+        let targets = || Vec::with_capacity(CHUNK * MAX_PREDECESSORS);
+        (0..self.work.blocks())
+            .into_par_iter()
+            .try_for_each_init(targets, |targets, b| {
+                let symmetric = self.work.is_symmetric_block(b);
+                let mut positions = self.work.block_positions(b);
+                let mut chunk = [Moves::default(); CHUNK];
+                let mut done = 0;
+                loop {
+                    targets.clear();
+                    let mut n = 0;
+                    for (i, x, y) in positions.by_ref().take(CHUNK) {
+                        let (us, them) = self.laid_out(k, x, y);
+                        chunk[n] = self.moves(k, i, us, them, targets);
+                        n += 1;
+                    }
+                    if n == 0 {
+                        break;
+                    }
+                    let mut start = 0;
+                    for m in &chunk[..n] {
+                        let (val, cnt) =
+                            self.initial_value(k, m, &targets[start..m.end], symmetric)?;
+                        start = m.end;
+                        side.words.as_slice()[m.index as usize]
+                            .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
+                        if val & FINAL != 0 {
+                            side.levels.insert(b, val & FINAL_MAX);
+                        } else if val & TENTATIVE != 0 {
+                            side.levels.insert(b, val & TENTATIVE_MAX);
+                        }
+                    }
+                    done += n as u64;
                 }
-                n += 1;
-            }
-            observer.advance(n);
-            Ok(())
-        })
+                observer.advance(done);
+                Ok(())
+            })
     }
 
-    /// The working value and counter of a position before propagation.
-    fn initial_value(
+    /// Count the moves of side `k`'s position `(us, them)` (working index `index`),
+    /// appending to `targets` the indices its captures reach, each prefetched.
+    #[inline]
+    fn moves(
         &self,
         k: usize,
+        index: u64,
         us: Bitboard,
         them: Bitboard,
-        symmetric: bool,
-    ) -> Result<(u16, u16), GenerateError> {
+        targets: &mut Vec<u32>,
+    ) -> Moves {
         let side = &self.sides[k];
         let empty = self.geo.points() & !(us | them);
         let capturable = capturable_of(them, self.rules);
@@ -507,32 +553,15 @@ impl Generator<'_> {
         // nothing, and the move stays in the pair like any other.
         let forfeit = capturable.is_empty();
         let flies = self.flies(us);
-        let (mut moves, mut quiet) = (0u32, 0u32);
-        let (mut best_win, mut worst_loss, mut no_loss) = (u32::MAX, 0u32, false);
-        // Capture targets are gathered (and prefetched) first and read in batches.
-        let mut targets_buf = [0usize; MAX_PREDECESSORS];
-        let mut pending = 0;
-        let mut read = |buf: &[usize]| {
-            let Some((_, values)) = &side.capture else {
-                return;
-            };
-            for &i in buf {
-                match Value(values[i]).dtm() {
-                    None => no_loss = true,
-                    Some(d) if d % 2 == 1 => worst_loss = worst_loss.max(u32::from(d) + 1),
-                    Some(d) => best_win = best_win.min(u32::from(d) + 1),
-                }
-            }
-        };
-        let mut game_ends = false;
+        let (mut moves, mut quiet, mut game_ends) = (0u32, 0u32, false);
         for from in us {
             let own = us ^ from.bit();
-            let targets = if flies {
+            let to_points = if flies {
                 empty
             } else {
                 self.geo.adjacent(from) & empty
             };
-            for to in targets {
+            for to in to_points {
                 moves += 1;
                 if forfeit || !self.geo.closes_mill(own, to.index()) {
                     quiet += 1;
@@ -544,26 +573,51 @@ impl Generator<'_> {
                 };
                 let mover = own | to.bit();
                 for c in capturable {
-                    if pending == targets_buf.len() {
-                        read(&targets_buf);
-                        pending = 0;
-                    }
                     let i = tindex.index(them ^ c.bit(), mover) as usize;
                     prefetch(values, i);
-                    targets_buf[pending] = i;
-                    pending += 1;
+                    targets.push(i as u32);
                 }
             }
         }
-        read(&targets_buf[..pending]);
-        if game_ends {
+        Moves {
+            index,
+            us,
+            them,
+            moves,
+            quiet,
+            game_ends,
+            end: targets.len(),
+        }
+    }
+
+    /// The working value and counter of a position before propagation, from its
+    /// moves `m` and the indices `targets` its captures reach.
+    #[inline]
+    fn initial_value(
+        &self,
+        k: usize,
+        m: &Moves,
+        targets: &[u32],
+        symmetric: bool,
+    ) -> Result<(u16, u16), GenerateError> {
+        let (mut best_win, mut worst_loss, mut no_loss) = (u32::MAX, 0u32, false);
+        if let Some((_, values)) = &self.sides[k].capture {
+            for &i in targets {
+                match Value(values[i as usize]).dtm() {
+                    None => no_loss = true,
+                    Some(d) if d % 2 == 1 => worst_loss = worst_loss.max(u32::from(d) + 1),
+                    Some(d) => best_win = best_win.min(u32::from(d) + 1),
+                }
+            }
+        }
+        if m.game_ends {
             best_win = 1;
         }
-        Ok(if moves == 0 {
+        Ok(if m.moves == 0 {
             (FINAL, 0)
         } else if best_win != u32::MAX {
             (TENTATIVE | self.check(best_win, TENTATIVE_MAX, k)?, 0)
-        } else if quiet == 0 {
+        } else if m.quiet == 0 {
             if no_loss {
                 (0, 0)
             } else {
@@ -571,14 +625,14 @@ impl Generator<'_> {
             }
         } else {
             let weight = if symmetric {
-                SYMMETRY_COUNT as u32 / self.stabiliser(k, us, them)
+                SYMMETRY_COUNT as u32 / self.stabiliser(k, m.us, m.them)
             } else {
                 SYMMETRY_COUNT as u32
             };
             let flags = if no_loss { NO_LOSS } else { 0 };
             (
                 flags | self.check(worst_loss, LOSS_MAX, k)?,
-                (quiet * weight) as u16,
+                (m.quiet * weight) as u16,
             )
         })
     }

@@ -516,13 +516,26 @@ impl SectorIndex {
         let start = self.offset(i);
         let count = self.offset(i + 1) - start;
         let sym = self.tables(i);
+        // A plain block holds every set in colex order: each is the next combination
+        // of the last (no unranking). The first `them` compressed points come first.
+        let mut next = if self.them == 0 {
+            0
+        } else {
+            unrank(0, free, self.them)
+        };
         (0..count).map(move |sub| {
-            let r = sym.map_or(sub, |t| u64::from(t.rank_of_sub[sub as usize]));
-            let them = expand(unrank(r, free, self.them), mask);
+            let compressed = match sym {
+                None => {
+                    let c = next;
+                    next = next_combination(next);
+                    c
+                }
+                Some(t) => unrank(u64::from(t.rank_of_sub[sub as usize]), free, self.them),
+            };
             (
                 start + sub,
                 Bitboard::from_bits_truncate(set),
-                Bitboard::from_bits_truncate(them),
+                Bitboard::from_bits_truncate(expand(compressed, mask)),
             )
         })
     }
