@@ -488,8 +488,10 @@ pub fn solve_placement<'a>(
             // of independent lookups; then solved; then stored, in a loop of
             // independent writes, so that the misses of the scattered results overlap
             // instead of stalling each solution.
-            let boards: Vec<(Bitboard, Bitboard)> =
-                range.clone().map(|j| order.block_position(b, j)).collect();
+            let boards: Vec<(Bitboard, Bitboard)> = order
+                .positions_in(b, range.clone())
+                .map(|(_, them, us)| (them, us))
+                .collect();
             let slots: Vec<u64> = boards
                 .iter()
                 .map(|&(them, us)| index.index(us, them))

@@ -510,20 +510,33 @@ impl SectorIndex {
         &self,
         i: usize,
     ) -> impl Iterator<Item = (u64, Bitboard, Bitboard)> + '_ {
+        self.positions_in(i, self.offset(i)..self.offset(i + 1))
+    }
+
+    /// The positions of the indices `range`, all in block `i`, as `(index, us,
+    /// them)`, in index order.
+    ///
+    /// # Panics
+    /// Only through a debug assertion when `range` leaves the block.
+    pub fn positions_in(
+        &self,
+        i: usize,
+        range: std::ops::Range<u64>,
+    ) -> impl Iterator<Item = (u64, Bitboard, Bitboard)> + '_ {
+        let start = self.offset(i);
+        debug_assert!(start <= range.start && range.end <= self.offset(i + 1));
         let set = self.sets.sets[i];
         let mask = self.outside(set);
         let free = mask.count_ones() as usize;
-        let start = self.offset(i);
-        let count = self.offset(i + 1) - start;
         let sym = self.tables(i);
+        let first = range.start - start;
         // A plain block holds every set in colex order: each is the next combination
-        // of the last (no unranking). The first `them` compressed points come first.
-        let mut next = if self.them == 0 {
-            0
-        } else {
-            unrank(0, free, self.them)
+        // of the last, so only the first is unranked.
+        let mut next = match sym {
+            None if range.start < range.end => unrank(first, free, self.them),
+            _ => 0,
         };
-        (0..count).map(move |sub| {
+        (first..range.end - start).map(move |sub| {
             let compressed = match sym {
                 None => {
                     let c = next;
@@ -807,6 +820,18 @@ mod tests {
                 for (i, us, them) in idx.block_positions(b) {
                     assert_eq!(idx.position(i), (us, them));
                     assert_eq!(idx.index(us, them), i);
+                }
+                // Any part of a block starts where the whole block's walk is.
+                let range = idx.block(b).1;
+                let len = range.end - range.start;
+                for (from, to) in [(len / 3, len), (len / 2, len / 2 + 1), (len, len)] {
+                    let part = range.start + from..range.start + to;
+                    let walked: Vec<_> = idx.positions_in(b, part.clone()).collect();
+                    let whole: Vec<_> = idx
+                        .block_positions(b)
+                        .filter(|(i, _, _)| part.contains(i))
+                        .collect();
+                    assert_eq!(walked, whole, "{board} sector {u}-{t} block {b}");
                 }
             }
         }
