@@ -410,6 +410,10 @@ impl SectorIndex {
             symmetry: Symmetry::ALL[(entry & 0xF) as usize],
             mask: self.outside(self.sets.sets[block]),
             us,
+            map: RankMap {
+                offset: self.offset(block),
+                sub: self.tables(block).map(|t| t.sub_of_rank.as_slice()),
+            },
         }
     }
 
@@ -563,6 +567,8 @@ pub struct UsSet<'a> {
     symmetry: Symmetry,
     mask: u32,
     us: Bitboard,
+    /// The block's indices by rank (looked up once: a set often indexes many positions).
+    map: RankMap<'a>,
 }
 
 impl<'a> UsSet<'a> {
@@ -572,12 +578,7 @@ impl<'a> UsSet<'a> {
         debug_assert_eq!(them.count() as usize, self.index.them);
         debug_assert!((self.us & them).is_empty());
         let them = self.symmetry.apply(them).bits();
-        let them_rank = rank_within(them, self.mask);
-        let sub = match self.index.tables(self.block) {
-            None => them_rank,
-            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
-        };
-        (self.block, them, self.index.offset(self.block) + sub)
+        (self.block, them, self.map.index(rank_within(them, self.mask)))
     }
 
     /// The block of every position with this side-to-move set.
@@ -605,13 +606,7 @@ impl<'a> UsSet<'a> {
     /// resolved once for many lookups (the same as [`UsSet::index_of_rank`]).
     #[inline]
     pub fn rank_map(&self) -> Option<RankMap<'a>> {
-        self.is_canonical().then(|| RankMap {
-            offset: self.index.offset(self.block),
-            sub: self
-                .index
-                .tables(self.block)
-                .map(|t| t.sub_of_rank.as_slice()),
-        })
+        self.is_canonical().then_some(self.map)
     }
 
     /// The index of `(us, them)` from the colex rank of `them` among the points
@@ -620,11 +615,7 @@ impl<'a> UsSet<'a> {
     #[inline]
     pub fn index_of_rank(&self, them_rank: u64) -> u64 {
         debug_assert!(self.is_canonical());
-        let sub = match self.index.tables(self.block) {
-            None => them_rank,
-            Some(t) => u64::from(t.sub_of_rank[them_rank as usize]),
-        };
-        self.index.offset(self.block) + sub
+        self.map.index(them_rank)
     }
 }
 
