@@ -646,43 +646,45 @@ impl Generator<'_> {
         let side = &self.sides[k];
         let pk = self.other(k);
         // Counted per block: one shared counter would bounce between the threads.
-        (0..self.work.blocks()).into_par_iter().map(|b| {
-            if !side.levels.contains(b, level) {
-                return Ok(0);
-            }
-            let (set, range) = self.work.block(b);
-            let symmetric = self.work.is_symmetric_block(b);
-            let origins = self.origins(k, set);
-            // Only this task updates the predecessors of a major-side block: they all
-            // lie in the flipped side's block of the same number.
-            let exclusive = matches!(origins, Origins::Same(..));
-            let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
-            let mut found = 0;
-            for i in range {
-                let slot = &side.words.as_slice()[i as usize];
-                let w = slot.load(Relaxed);
-                let v = value_of(w);
-                if v == TENTATIVE | level {
-                    // Counters of tentative wins still receive decrements (only their
-                    // value is ignored), so confirm the win in a loop that keeps
-                    // whatever counter the slot holds.
-                    let _ = slot.fetch_update(Relaxed, Relaxed, |w| {
-                        (value_of(w) == TENTATIVE | level).then(|| with_value(w, FINAL | level))
-                    });
-                } else if v != FINAL | level {
-                    continue;
+        (0..self.work.blocks())
+            .into_par_iter()
+            .map(|b| {
+                if !side.levels.contains(b, level) {
+                    return Ok(0);
                 }
-                found += 1;
-                let (x, y) = self.work.block_position(b, i);
-                let (us, them) = self.laid_out(k, x, y);
-                self.predecessors(k, us, them, symmetric, &origins, &mut next);
+                let (set, range) = self.work.block(b);
+                let symmetric = self.work.is_symmetric_block(b);
+                let origins = self.origins(k, set);
+                // Only this task updates the predecessors of a major-side block: they all
+                // lie in the flipped side's block of the same number.
+                let exclusive = matches!(origins, Origins::Same(..));
+                let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
+                let mut found = 0;
+                for i in range {
+                    let slot = &side.words.as_slice()[i as usize];
+                    let w = slot.load(Relaxed);
+                    let v = value_of(w);
+                    if v == TENTATIVE | level {
+                        // Counters of tentative wins still receive decrements (only their
+                        // value is ignored), so confirm the win in a loop that keeps
+                        // whatever counter the slot holds.
+                        let _ = slot.fetch_update(Relaxed, Relaxed, |w| {
+                            (value_of(w) == TENTATIVE | level).then(|| with_value(w, FINAL | level))
+                        });
+                    } else if v != FINAL | level {
+                        continue;
+                    }
+                    found += 1;
+                    let (x, y) = self.work.block_position(b, i);
+                    let (us, them) = self.laid_out(k, x, y);
+                    self.predecessors(k, us, them, symmetric, &origins, &mut next);
+                    self.apply(pk, &ready, exclusive)?;
+                    std::mem::swap(&mut ready, &mut next);
+                }
                 self.apply(pk, &ready, exclusive)?;
-                std::mem::swap(&mut ready, &mut next);
-            }
-            self.apply(pk, &ready, exclusive)?;
-            Ok(found)
-        })
-        .try_reduce(|| 0, |a, b| Ok(a + b))
+                Ok(found)
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 
     /// What the predecessors of every position of side `k` in the working block of

@@ -578,7 +578,11 @@ impl<'a> UsSet<'a> {
         debug_assert_eq!(them.count() as usize, self.index.them);
         debug_assert!((self.us & them).is_empty());
         let them = self.symmetry.apply(them).bits();
-        (self.block, them, self.map.index(rank_within(them, self.mask)))
+        (
+            self.block,
+            them,
+            self.map.index(rank_within(them, self.mask)),
+        )
     }
 
     /// The block of every position with this side-to-move set.
