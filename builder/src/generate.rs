@@ -45,8 +45,8 @@
 //! Taking a position back first computes all its predecessors' indices, prefetching
 //! each slot, and meanwhile the previous position's predecessors are updated (a
 //! pipeline one position deep): the cache misses overlap with the index arithmetic
-//! instead of following it. The initialisation prefetches its capture lookups the
-//! same way.
+//! instead of following it. The initialisation generates the moves of a chunk of
+//! positions, prefetching the values their captures reach, before it reads them.
 
 use crate::progress::{Observer, Silent};
 use morris_engine::{

@@ -529,31 +529,26 @@ impl SectorIndex {
     ) -> impl Iterator<Item = (u64, Bitboard, Bitboard)> + '_ {
         let start = self.offset(i);
         debug_assert!(start <= range.start && range.end <= self.offset(i + 1));
-        let set = self.sets.sets[i];
-        let mask = self.outside(set);
-        let free = mask.count_ones() as usize;
-        let sym = self.tables(i);
-        let first = range.start - start;
+        let set = Bitboard::from_bits_truncate(self.sets.sets[i]);
+        let mask = self.outside(set.bits());
+        let plain = self.tables(i).is_none();
         // A plain block holds every set in colex order: each is the next combination
-        // of the last, so only the first is unranked.
-        let mut next = match sym {
-            None if range.start < range.end => unrank(first, free, self.them),
-            _ => 0,
+        // of the last, so only the first is unranked. A symmetric block's orbits are
+        // decoded one by one.
+        let mut next = if plain && range.start < range.end {
+            unrank(range.start - start, mask.count_ones() as usize, self.them)
+        } else {
+            0
         };
-        (first..range.end - start).map(move |sub| {
-            let compressed = match sym {
-                None => {
-                    let c = next;
-                    next = next_combination(next);
-                    c
-                }
-                Some(t) => unrank(u64::from(t.rank_of_sub[sub as usize]), free, self.them),
+        range.map(move |index| {
+            let them = if plain {
+                let them = Bitboard::from_bits_truncate(expand(next, mask));
+                next = next_combination(next);
+                them
+            } else {
+                self.block_position(i, index).1
             };
-            (
-                start + sub,
-                Bitboard::from_bits_truncate(set),
-                Bitboard::from_bits_truncate(expand(compressed, mask)),
-            )
+            (index, set, them)
         })
     }
 }
