@@ -60,7 +60,8 @@ pub struct Args {
 
     /// With --compact: which sectors keep a .dtm file (see `morris pack --help`) and a
     /// class file: with one-side, the others' distances and classes come from a
-    /// one-ply search over their successors.
+    /// one-ply search over their successors; with sparse, their values too (their
+    /// .wdl files hold the header alone once the classes are built).
     #[arg(long, value_enum, default_value_t = crate::pack::DistancesArg::OneSide, requires = "compact")]
     distances: crate::pack::DistancesArg,
 
@@ -152,7 +153,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let clock = Instant::now();
             // A one-sided compact set leaves out the class files of the same sectors
             // as the distances.
-            let one_sided = args.compact && args.distances == crate::pack::DistancesArg::OneSide;
+            let one_sided = args.compact && args.distances != crate::pack::DistancesArg::All;
             let built = morris_builder::classes::build_into_as(
                 &dir,
                 &tb,
@@ -171,6 +172,25 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 new.iter().map(|r| r.draws).sum::<u64>(),
                 clock.elapsed().as_secs_f64()
             );
+        }
+    }
+    if args.compact && args.distances == crate::pack::DistancesArg::Sparse {
+        // The values of the sectors a sparse set leaves to the one-ply search stay in
+        // their `.wdl` files until the classes are built from them.
+        let run: Vec<SectorId> = plan
+            .iter()
+            .flat_map(|&s| [s.into(), s.swapped().into()])
+            .chain(placement.iter().map(|&p| p.into()))
+            .collect();
+        for &variant in &games {
+            let thinned = morris_builder::pack::thin(&dir, variant, &run)?;
+            if !thinned.is_empty() {
+                outln!(
+                    "{}: {} .wdl files now hold their header alone: their sectors' values follow from their successors'",
+                    variant.table_name(),
+                    thinned.len()
+                );
+            }
         }
     }
     let solved: Vec<&SectorReport> = reports.iter().filter(|r| !r.skipped).collect();

@@ -92,13 +92,23 @@ fn check_compact(
 ) -> Result<String, FileError> {
     let (variant, sector) = (file.header().rules, file.header().sector);
     let entries = file.header().entries;
+    let agree = |path: &Path| {
+        if file.is_derived() {
+            format!(
+                "no values stored (they follow from the successors': --full checks them), counts agree with {}",
+                path.display()
+            )
+        } else {
+            format!(
+                "checksums ok, all {entries} values agree with {}",
+                path.display()
+            )
+        }
+    };
     let mut line = match raw {
         Some(raw) => {
             verify::compare(file, raw)?;
-            format!(
-                "checksums ok, all {entries} values agree with {}",
-                raw.path().display()
-            )
+            agree(raw.path())
         }
         None => {
             file.check()?;
@@ -116,10 +126,7 @@ fn check_compact(
             Ok(theirs) => {
                 verify::compare(file, &theirs)?;
                 tally.compared += 1;
-                line = format!(
-                    "checksums ok, all {entries} values agree with {}",
-                    path.display()
-                );
+                line = agree(&path);
             }
         }
     }
@@ -148,9 +155,10 @@ impl Good {
         if let Some(f) = self.raw.get(&(variant, sector)) {
             return Some(Source::Raw(f));
         }
+        // A `.wdl` file without values stands for values found from the successors'.
         self.compact
             .get(&(variant, sector))
-            .and_then(CompactTable::answering)
+            .and_then(|t| t.answering().or(t.wdl.as_ref()))
             .map(Source::Compact)
     }
 
@@ -219,8 +227,8 @@ fn full_check(
     });
     match own.stored() {
         Stored::Values => full.values += 1,
-        Stored::ResultsOnly if derived => full.derived += 1,
-        Stored::ResultsOnly => full.results_only += 1,
+        Stored::ResultsOnly | Stored::Nothing if derived => full.derived += 1,
+        Stored::ResultsOnly | Stored::Nothing => full.results_only += 1,
     }
     full.mismatches += m.count;
     let secs = start.elapsed().as_secs_f64();
@@ -231,6 +239,9 @@ fn full_check(
         ),
         (None, Stored::ResultsOnly) => outln!(
             "{what}: win, draw or loss of all {size} positions agree with their successors' ({secs:.1} s, {rate:.2} M positions/s)"
+        ),
+        (None, Stored::Nothing) => outln!(
+            "{what}: no values stored; those of all {size} positions found from their successors' give the counts of its header ({secs:.1} s, {rate:.2} M positions/s)"
         ),
         (Some((i, stored, computed)), _) => outln!(
             "{what}: {} MISMATCHES, e.g. index {i}: stored {stored}, successors give {computed}",

@@ -400,6 +400,170 @@ fn a_one_sided_set_answers_every_distance() {
     assert!(text(&v).contains("standard 3-4 wdl"), "{}", text(&v));
 }
 
+/// A sparse set (`--distances sparse`) answers every value of every sector of both
+/// games as the raw set does, the sectors it leaves to the one-ply search included;
+/// `verify --full` and `--against` pass over it; `generate --compact --distances
+/// sparse` writes the same files as `pack`; and a `.wdl` file without values whose
+/// counts are not those of its successors' values fails `verify --full`, while `pack`
+/// makes again a file that holds values where the set wants none.
+#[test]
+fn a_sparse_set_answers_every_value() {
+    let (raw, _) = sets();
+    let raw_s = raw.to_str().expect("utf-8");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().to_str().expect("utf-8");
+    let pack = |out: &str| morris(&["pack", "--tb", raw_s, "--out", out, "--distances", "sparse"]);
+    let p = pack(out);
+    assert!(p.status.success(), "{}", text(&p));
+    assert!(
+        text(&p).contains("a .wdl file without values"),
+        "{}",
+        text(&p)
+    );
+    let files = raw_files(raw);
+    let sparse = Tablebase::open(dir.path(), OpenOptions::default()).expect("opens");
+    let (mut derived, mut probed) = (0, 0u64);
+    for (variant, sector, raw_file) in &files {
+        let left_out = sector.distances_derived(*variant);
+        let path = |kind| dir.path().join(compact_name(*variant, *sector, kind));
+        assert_eq!(path(Kind::Dtm).exists(), !left_out, "{variant} {sector}");
+        let wdl = CompactFile::open(
+            &path(Kind::Wdl),
+            (*variant, *sector, Kind::Wdl),
+            Arc::default(),
+        )
+        .expect("opens");
+        assert_eq!(wdl.is_derived(), left_out, "{variant} {sector}");
+        assert_eq!(
+            sparse.derived_values(*variant, *sector).is_some(),
+            left_out,
+            "{variant} {sector}"
+        );
+        if left_out {
+            assert_eq!(wdl.header().file_len(), 128, "{variant} {sector}");
+            assert_eq!(wdl.header().stats, raw_file.header().stats);
+        }
+        derived += usize::from(left_out);
+        let stored = raw_file.values().expect("intact");
+        for (i, &v) in stored.iter().enumerate() {
+            let pos = position(*variant, *sector, raw_file.index(), i as u64);
+            let got = sparse.probe(&pos).expect("good").expect("covered");
+            assert_eq!(got.value, Value(v), "{variant} {sector} {i}");
+            let cheap = sparse.probe_stored(&pos).expect("good").expect("covered");
+            assert_eq!(cheap.value.wdl(), Value(v).wdl(), "{variant} {sector} {i}");
+            probed += 1;
+        }
+    }
+    assert!(derived > 50, "{derived}");
+    assert!(probed > 10_000_000, "{probed}");
+    let v = morris(&["verify", "--full", "--tb", out]);
+    assert!(v.status.success(), "{}", text(&v));
+    assert!(text(&v).contains("every value verified"), "{}", text(&v));
+    assert!(text(&v).contains("no values stored"), "{}", text(&v));
+    let v = morris(&["verify", "--tb", out, "--against", raw_s]);
+    assert!(v.status.success(), "{}", text(&v));
+    // The search answers from it as from the raw set.
+    for fen in [
+        "W.B/.W./.../B....W/.../.../B.. b 0 0",
+        "W.B/.W./.../B....W/.../.../... w 1 2",
+    ] {
+        let args = |tb: &str| morris(&["solve", "--fen", fen, "--tb", tb]);
+        let (a, b) = (args(out), args(raw_s));
+        assert!(a.status.success(), "{}", text(&a));
+        let answer = |o: &Output| -> Vec<String> {
+            text(o)
+                .lines()
+                .filter(|l| !l.starts_with("search:"))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(answer(&a), answer(&b), "{fen}");
+    }
+    // `generate --compact --distances sparse` leaves the value files `pack` makes.
+    let generated = tempfile::tempdir().expect("a temporary directory");
+    let g = morris(&[
+        "generate",
+        "--variant",
+        "both",
+        "--max-pieces",
+        "4",
+        "--compact",
+        "--distances",
+        "sparse",
+        "--tb",
+        generated.path().to_str().expect("utf-8"),
+    ]);
+    assert!(g.status.success(), "{}", text(&g));
+    assert!(
+        text(&g).contains("now hold their header alone"),
+        "{}",
+        text(&g)
+    );
+    let mut compared = 0;
+    for entry in std::fs::read_dir(dir.path()).expect("listed") {
+        let entry = entry.expect("an entry");
+        let theirs = std::fs::read(generated.path().join(entry.file_name())).expect("generated");
+        assert!(
+            std::fs::read(entry.path()).expect("read") == theirs,
+            "{:?}",
+            entry.file_name()
+        );
+        compared += 1;
+    }
+    assert!(compared > 200, "{compared}");
+    // A `.wdl` file without values made from values with one win made a draw (its
+    // counts changed): `verify --full` fails naming the sector; `pack` makes again a
+    // `.wdl` file with values where the set wants none.
+    let sector: Sector = "3-4".parse().expect("a sector");
+    let raw_file = SectorFile::open(
+        &raw.join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    let mut values = raw_file.values().expect("intact");
+    let i = values
+        .iter()
+        .position(|&v| Value(v).wdl() == morris_engine::Wdl::Win)
+        .expect("a win");
+    values[i] = Value::DRAW.0;
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
+        .expect("written");
+    let changed = SectorFile::open(
+        &scratch.path().join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    morris_builder::pack::pack_derived(&changed, dir.path()).expect("packed");
+    let v = morris(&["verify", "--full", "--tb", out]);
+    assert!(!v.status.success(), "{}", text(&v));
+    assert!(
+        text(&v).contains("sector 3-4 found from its successors"),
+        "{}",
+        text(&v)
+    );
+    let wdl = compact_name(Rules::STANDARD, sector, Kind::Wdl);
+    morris_builder::pack::pack_sector(&raw_file, dir.path(), Kind::Wdl, 3).expect("packed");
+    let p = pack(out);
+    assert!(p.status.success(), "{}", text(&p));
+    assert!(
+        text(&p).contains("holds values, and this set leaves them"),
+        "{}",
+        text(&p)
+    );
+    let again = CompactFile::open(
+        &dir.path().join(&wdl),
+        (Rules::STANDARD, sector.into(), Kind::Wdl),
+        Arc::default(),
+    )
+    .expect("opens");
+    assert!(again.is_derived());
+    let v = morris(&["verify", "--full", "--tb", out]);
+    assert!(v.status.success(), "{}", text(&v));
+}
+
 /// A flipped byte in a block of a compact file: `verify` fails naming the file, a
 /// probe into that block is an error naming it (never a value), and the file's other
 /// blocks still answer.

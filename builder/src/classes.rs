@@ -43,12 +43,14 @@
 //! read again from their files when needed.
 
 use crate::pack::write_blocks;
+use crate::verify::{derive_codes, Source};
 use crate::write::{write_at, write_safely};
 use morris_engine::tables::{closes_mill, in_mills, ADJACENT};
 use morris_engine::{notation, Bitboard, Position, Rules, SYMMETRY_COUNT};
 use morris_sys::{prefetch, AtomicWords};
 use morris_tablebase::blocks::BlockCache;
 use morris_tablebase::classes::{self, Class, ClassFile, DECIDED};
+use morris_tablebase::compact::CompactHeader;
 use morris_tablebase::file::{decode_byte, Problem};
 use morris_tablebase::{
     FileError, PlacementSector, Sector, SectorId, SectorIndex, SectorStats, Tablebase, Wdl,
@@ -213,11 +215,24 @@ fn values<'a>(
             codes: Codes::Decoded(c),
         });
     }
-    let f = tb
-        .compact(rules, sector)
-        .and_then(|c| c.answering())
-        .ok_or(ClassError::MissingValues(sector))?;
-    let codes: Arc<[u8]> = f.raw_codes()?.into();
+    let codes: Arc<[u8]> = match tb.derived_values(rules, sector) {
+        // A sparse set's: found from the successors' values.
+        Some(own) => {
+            let source = |s: SectorId| match tb.file(rules, s) {
+                Some(f) => Some(Source::Raw(f)),
+                None => tb.compact(rules, s)?.answering().map(Source::Compact),
+            };
+            derive_codes(rules, sector, Source::Compact(own), source)
+                .map_err(|e| inconsistent(sector, e.to_string()))?
+                .into()
+        }
+        None => tb
+            .compact(rules, sector)
+            .and_then(|c| c.answering())
+            .ok_or(ClassError::MissingValues(sector))?
+            .raw_codes()?
+            .into(),
+    };
     if let Ok(mut d) = store.decoded.lock() {
         d.insert(sector, Arc::clone(&codes));
     }
@@ -286,10 +301,19 @@ fn stats(tb: &Tablebase, rules: Rules, sector: SectorId) -> Result<SectorStats, 
     if let Some(f) = tb.file(rules, sector) {
         return Ok(f.header().stats);
     }
+    compact_header(tb, rules, sector)
+        .map(|h| h.stats)
+        .ok_or(ClassError::MissingValues(sector))
+}
+
+/// The header of a sector's compact file that answers, else of its `.wdl` file
+/// without values (a sparse set's, which records the counts and the raw file's
+/// checksum too).
+fn compact_header(tb: &Tablebase, rules: Rules, sector: SectorId) -> Option<&CompactHeader> {
     tb.compact(rules, sector)
         .and_then(|c| c.answering())
-        .map(|f| f.header().stats)
-        .ok_or(ClassError::MissingValues(sector))
+        .or_else(|| tb.derived_values(rules, sector))
+        .map(|f| f.header())
 }
 
 /// The checksum field of a sector's value file (raw, else compact), which a class
@@ -298,9 +322,8 @@ fn values_checksum(tb: &Tablebase, rules: Rules, sector: SectorId) -> Result<u64
     if let Some(f) = tb.file(rules, sector) {
         return Ok(f.header().checksum);
     }
-    tb.compact(rules, sector)
-        .and_then(|c| c.answering())
-        .and_then(|f| f.header().source)
+    compact_header(tb, rules, sector)
+        .and_then(|h| h.source)
         .ok_or(ClassError::MissingValues(sector))
 }
 

@@ -553,7 +553,9 @@ impl<'a> Run<'a> {
         let raw = finished(self.dir, self.rules, sector)?;
         for kind in Kind::ALL {
             let out = self.dir.join(compact_name(self.rules, sector, kind));
-            match packed_from(&out, (self.rules, sector, kind), &raw) {
+            // The `.wdl` files keep their values while the run lasts (the classes are
+            // built from them); a sparse set is thinned at the end (`pack::thin`).
+            match packed_from(&out, (self.rules, sector, kind), &raw, Distances::OneSide) {
                 Ok(Some(_)) => continue,
                 Ok(None) => {}
                 Err(why) => reporter.log(&format!("{why}; packing it again")),

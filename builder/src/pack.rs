@@ -58,6 +58,10 @@ pub enum Distances {
     /// one-ply search ([`SectorId::distances_derived`]): about half the bytes.
     #[default]
     OneSide,
+    /// As [`Distances::OneSide`], and those sectors' `.wdl` files hold no values
+    /// either (the header alone, see `morris_tablebase::compact`): a probe finds
+    /// their whole value by the one-ply search.
+    Sparse,
 }
 
 impl Distances {
@@ -67,9 +71,16 @@ impl Distances {
     }
 
     /// Whether the set keeps the compact file of `kind` of `sector` under `rules`:
-    /// every `.wdl` file, and the `.dtm` files [`Distances::keeps`] says.
+    /// every `.wdl` file (one without values where [`Distances::keeps_values`]
+    /// says so), and the `.dtm` files [`Distances::keeps`] says.
     pub fn keeps_kind(self, rules: impl Into<Rules>, sector: SectorId, kind: Kind) -> bool {
         kind == Kind::Wdl || self.keeps(rules, sector)
+    }
+
+    /// Whether the `.wdl` file of `sector` holds its values: all but the sectors
+    /// a sparse set leaves to the one-ply search.
+    pub fn keeps_values(self, rules: impl Into<Rules>, sector: SectorId) -> bool {
+        self != Distances::Sparse || !sector.distances_derived(rules)
     }
 }
 
@@ -124,6 +135,7 @@ pub fn pack_sector(
             level: u8::try_from(level).unwrap_or(0),
             block_log2,
             source: Some(header.checksum),
+            derived: false,
         };
         write_at(file, &compact.encode(), 0)?;
         Ok(compact.file_len())
@@ -133,6 +145,101 @@ pub fn pack_sector(
         entries: header.entries,
         bytes,
     })
+}
+
+/// Write the `.wdl` file without values of a raw sector file into `dir` (the header
+/// alone: its counts and the raw file's checksum; see `morris_tablebase::compact`),
+/// for a sector whose values follow from its successors'.
+///
+/// # Errors
+/// A [`FileError`] naming the file when it cannot be written.
+pub fn pack_derived(raw: &SectorFile, dir: &Path) -> Result<Packed, FileError> {
+    let h = raw.header();
+    let header = CompactHeader {
+        kind: Kind::Wdl,
+        rules: h.rules,
+        sector: h.sector,
+        entries: h.entries,
+        index_sum: 0,
+        stats: h.stats,
+        data_len: 0,
+        level: 0,
+        block_log2: block_log2(Kind::Wdl, h.sector),
+        source: Some(h.checksum),
+        derived: true,
+    };
+    write_derived(dir, &header)
+}
+
+/// Write the `.wdl` file without values of the sector of `header` (the header of
+/// its `.wdl` or `.dtm` file) into `dir`.
+fn write_derived(dir: &Path, header: &CompactHeader) -> Result<Packed, FileError> {
+    let header = CompactHeader {
+        kind: Kind::Wdl,
+        index_sum: xxh3_64(&[]),
+        data_len: 0,
+        level: 0,
+        derived: true,
+        ..*header
+    };
+    let name = compact_name(header.rules, header.sector, Kind::Wdl);
+    let bytes = write_safely(dir, &name, |file| {
+        write_at(file, &header.encode(), 0)?;
+        Ok(header.file_len())
+    })?;
+    Ok(Packed {
+        kind: Kind::Wdl,
+        entries: header.entries,
+        bytes,
+    })
+}
+
+/// Make a compact set in `dir` sparse for `sectors` of `rules`: the `.wdl` file of
+/// each sector whose values follow from its successors'
+/// ([`SectorId::distances_derived`]) that still holds values is replaced by one
+/// without (its header alone). Returns the sectors thinned.
+///
+/// # Errors
+/// A [`FileError`] naming a `.wdl` file that cannot be read or written.
+pub fn thin(dir: &Path, rules: Rules, sectors: &[SectorId]) -> Result<Vec<SectorId>, FileError> {
+    let mut thinned = Vec::new();
+    for &s in sectors {
+        if Distances::Sparse.keeps_values(rules, s) {
+            continue;
+        }
+        let path = dir.join(compact_name(rules, s, Kind::Wdl));
+        let file = match CompactFile::open(&path, (rules, s, Kind::Wdl), Arc::default()) {
+            Ok(f) => f,
+            Err(e) if e.problem.is_missing() => continue,
+            Err(e) => return Err(e),
+        };
+        if !file.is_derived() {
+            write_derived(dir, file.header())?;
+            thinned.push(s);
+        }
+    }
+    Ok(thinned)
+}
+
+/// Pack the compact file of `kind` of a raw sector file into `dir` as a set made
+/// with `distances` has it: [`pack_derived`] for a `.wdl` file without values, else
+/// [`pack_sector`] at `level`.
+///
+/// # Errors
+/// As those two.
+pub fn pack_as(
+    raw: &SectorFile,
+    dir: &Path,
+    kind: Kind,
+    level: i32,
+    distances: Distances,
+) -> Result<Packed, FileError> {
+    let h = raw.header();
+    if kind == Kind::Wdl && !distances.keeps_values(h.rules, h.sector) {
+        pack_derived(raw, dir)
+    } else {
+        pack_sector(raw, dir, kind, level)
+    }
 }
 
 /// Write the index and the `count` blocks of a block file (see
@@ -191,15 +298,24 @@ pub enum Stale {
         /// The raw file being packed.
         raw: PathBuf,
     },
+    /// It holds values where the set wants none, or none where it wants them.
+    #[error("{}: {}", .0.display(), if *.1 { "holds no values, and this set keeps them" } else { "holds values, and this set leaves them to the one-ply search" })]
+    OtherForm(PathBuf, bool),
 }
 
 /// Whether the compact file `id` at `path` may be kept when packing resumes: its
-/// length when it was packed from `raw` (by the raw file's checksum in its header) and
-/// every block and count of it checks; `None` when there is none.
+/// length when it was packed from `raw` (by the raw file's checksum in its header),
+/// every block and count of it checks, and it holds values as a set made with
+/// `distances` wants ([`Distances::keeps_values`]); `None` when there is none.
 ///
 /// # Errors
 /// [`Stale`]: why it is packed again.
-pub fn packed_from(path: &Path, id: CompactId, raw: &SectorFile) -> Result<Option<u64>, Stale> {
+pub fn packed_from(
+    path: &Path,
+    id: CompactId,
+    raw: &SectorFile,
+    distances: Distances,
+) -> Result<Option<u64>, Stale> {
     // A file with the final name was complete when written (under a temporary name);
     // its header says whether it is the file wanted, and its blocks whether it still is.
     let done = match CompactFile::open(path, id, Arc::default()) {
@@ -216,6 +332,10 @@ pub fn packed_from(path: &Path, id: CompactId, raw: &SectorFile) -> Result<Optio
             })
         }
         Some(_) => {}
+    }
+    let derived = id.2 == Kind::Wdl && !distances.keeps_values(id.0, id.1);
+    if done.is_derived() != derived {
+        return Err(Stale::OtherForm(path.to_path_buf(), done.is_derived()));
     }
     done.check()?;
     Ok(Some(done.header().file_len()))

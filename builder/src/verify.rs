@@ -45,6 +45,9 @@ pub enum Stored {
     /// Win, draw or loss alone (the codes' distances stand in): only the result is
     /// compared, and a disagreement is shown without distances.
     ResultsOnly,
+    /// No values (a `.wdl` file without values, whose sector's values follow from
+    /// its successors'): nothing is compared, the values are only computed.
+    Nothing,
 }
 
 impl Stored {
@@ -53,6 +56,7 @@ impl Stored {
     fn compare(self, stored: Value, computed: Value) -> Option<(Value, Value)> {
         match self {
             Stored::Values => (stored != computed).then_some((stored, computed)),
+            Stored::Nothing => None,
             Stored::ResultsOnly => (stored.wdl() != computed.wdl()).then(|| {
                 (
                     Value::wdl_only(stored.wdl()),
@@ -289,7 +293,11 @@ fn recompute_sector<'a>(
             // A value no byte holds is also a mismatch, counted below.
             out[i as usize].store(encode_byte(computed).unwrap_or(0), Relaxed);
         }
-        if let Some((ours, theirs)) = stored.compare(decode_byte(own[i as usize]), computed) {
+        if stored == Stored::Nothing {
+            return;
+        }
+        let ours = own.get(i as usize).map_or(Value::DRAW, |&b| decode_byte(b));
+        if let Some((ours, theirs)) = stored.compare(ours, computed) {
             count.fetch_add(1, Relaxed);
             let mut ex = example.lock().unwrap_or_else(|e| e.into_inner());
             if ex.is_none() {
@@ -352,6 +360,10 @@ pub enum VerifyError {
     /// its results disagree with its successors'.
     #[error("the distances of sector {0} cannot be found from its successors: {1} of its results disagree with theirs")]
     Derived(SectorId, u64),
+    /// The values of a sector found from its successors' do not give the counts its
+    /// `.wdl` file (without values) records.
+    #[error("the values of sector {0} found from its successors' do not give the counts its .wdl file records")]
+    DerivedCounts(SectorId),
     /// A sector that placements reach is missing (or was found bad).
     #[error("sector {0} is missing or bad")]
     MissingSector(SectorId),
@@ -389,7 +401,7 @@ fn recompute_placement<'a>(
 ) -> Result<Mismatches, VerifyError> {
     let own = values(sector.into()).ok_or(VerifyError::MissingSector(sector.into()))?;
     let index = SectorId::from(sector).index(rules.board());
-    if own.len() as u64 != index.size() {
+    if stored != Stored::Nothing && own.len() as u64 != index.size() {
         return Err(VerifyError::Inconsistent(format!(
             "sector {sector} has {} entries, expected {}",
             own.len(),
@@ -553,13 +565,14 @@ pub enum Source<'a> {
 
 impl<'a> Source<'a> {
     /// The sector's codes as a raw file stores them (a `.wdl` file's with stand-in
-    /// distances), checked.
+    /// distances), checked; none from a `.wdl` file without values.
     ///
     /// # Errors
     /// A damaged or unreadable file, named.
     pub fn codes(self) -> Result<Cow<'a, [u8]>, FileError> {
         match self {
             Source::Raw(f) => f.entries().map(Cow::Borrowed),
+            Source::Compact(f) if f.is_derived() => Ok(Cow::Owned(Vec::new())),
             Source::Compact(f) => f.raw_codes().map(Cow::Owned),
         }
     }
@@ -567,6 +580,7 @@ impl<'a> Source<'a> {
     /// What the codes hold.
     pub fn stored(self) -> Stored {
         match self {
+            Source::Compact(f) if f.is_derived() => Stored::Nothing,
             Source::Compact(f) if f.header().kind == Kind::Wdl => Stored::ResultsOnly,
             _ => Stored::Values,
         }
@@ -587,13 +601,22 @@ pub fn check_sector<'a>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Mismatches, VerifyError> {
     let rules: Rules = rules.into();
+    if own.stored() == Stored::Nothing {
+        // Nothing stored to compare: its values are found, and checked against the
+        // counts of its header.
+        derive_with_progress(rules, sector, own, &source, progress)?;
+        return Ok(Mismatches {
+            count: 0,
+            example: None,
+        });
+    }
     let mut codes: HashMap<SectorId, Cow<'a, [u8]>> = HashMap::new();
     for s in reads(rules, sector) {
         let Some(file) = (if s == sector { Some(own) } else { source(s) }) else {
             continue;
         };
         let derived = s != sector
-            && file.stored() == Stored::ResultsOnly
+            && file.stored() != Stored::Values
             && s.successors(rules)
                 .into_iter()
                 .all(|t| source(t).is_some_and(|f| f.stored() == Stored::Values));
@@ -623,21 +646,32 @@ fn recompute(
     }
 }
 
-/// The values of a sector stored without distances (`own`, its `.wdl` file) with
-/// the distances its successors' values give them, as a raw file would hold them;
-/// every successor is read from the file `source` gives for its sector, which must
-/// hold distances.
+/// The values of a sector stored without distances (`own`, its `.wdl` file, with
+/// or without values) with the distances its successors' values give them, as a raw
+/// file would hold them; every successor is read from the file `source` gives for
+/// its sector, which must hold distances. For a `.wdl` file without values, the
+/// values found must give the counts of its header.
 ///
 /// # Errors
 /// [`VerifyError::Derived`] when a result of `own` disagrees with its successors'
-/// (its own check names the position), or as [`check_sector`].
+/// (its own check names the position), [`VerifyError::DerivedCounts`] when the counts
+/// do not match, or as [`check_sector`].
 pub fn derive_codes<'a>(
     rules: impl Into<Rules>,
     sector: SectorId,
     own: Source<'a>,
     source: impl Fn(SectorId) -> Option<Source<'a>>,
 ) -> Result<Vec<u8>, VerifyError> {
-    let rules: Rules = rules.into();
+    derive_with_progress(rules.into(), sector, own, &source, &|_| {})
+}
+
+fn derive_with_progress<'a>(
+    rules: Rules,
+    sector: SectorId,
+    own: Source<'a>,
+    source: &dyn Fn(SectorId) -> Option<Source<'a>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<u8>, VerifyError> {
     let mut codes: HashMap<SectorId, Cow<'a, [u8]>> = HashMap::new();
     for s in reads(rules, sector) {
         let file = if s == sector { Some(own) } else { source(s) };
@@ -650,18 +684,26 @@ pub fn derive_codes<'a>(
     let out: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
         .take(size)
         .collect();
-    let m = recompute(
-        rules,
-        sector,
-        &codes,
-        Stored::ResultsOnly,
-        &|_| {},
-        Some(&out),
-    )?;
+    let m = recompute(rules, sector, &codes, own.stored(), progress, Some(&out))?;
     if m.count > 0 {
         return Err(VerifyError::Derived(sector, m.count));
     }
-    Ok(out.into_iter().map(AtomicU8::into_inner).collect())
+    let codes: Vec<u8> = out.into_iter().map(AtomicU8::into_inner).collect();
+    if let Source::Compact(f) = own {
+        if f.is_derived() {
+            let mut found = SectorStats::default();
+            for &c in &codes {
+                found.add(decode_byte(c));
+            }
+            let h = &f.header().stats;
+            let counts =
+                |s: &SectorStats| (s.wins, s.draws, s.losses, s.longest_win, s.longest_loss);
+            if counts(&found) != counts(h) {
+                return Err(VerifyError::DerivedCounts(sector));
+            }
+        }
+    }
+    Ok(codes)
 }
 
 /// Check every value of compact file `file` against the raw file of the same sector:

@@ -33,7 +33,7 @@
 //! | 56 | 2, 2 | longest win, longest loss (plies) |
 //! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent |
 //! | 62 | 1 | `k`, log2 of the positions of a block: 10 to 20 |
-//! | 63 | 1 | codec: 1 zstd |
+//! | 63 | 1 | codec: 1 zstd; 0 none (a `.wdl` file of a sector whose values follow from its successors', see below) |
 //! | 64 | 8 | length of the compressed data `d` |
 //! | 72 | 1 | the compression level used (for information) |
 //! | 73 | 7 | zero |
@@ -42,6 +42,13 @@
 //! | 120 | 8 | xxh3-64 of bytes 0..120 |
 //! | 128 | 16 b | per block: end offset of its data (from `128 + 16 b`), xxh3-64 of it |
 //! | 128 + 16 b | d | the compressed blocks, in order |
+//!
+//! A `.wdl` file with codec 0 holds its header alone (`b = 0`, `d = 0`, the index
+//! checksum that of no bytes): the counts and the raw file's checksum of a sector
+//! whose values a one-sided set leaves out (`morris pack --distances sparse`), since
+//! every one of them follows from its successors' by a one-ply search. It never
+//! answers a value itself ([`CompactTable::answering`] skips it); the tablebase
+//! derives its positions' values ([`crate::Tablebase::probe`]).
 //!
 //! Version 1 was the same without the raw file's checksum (bytes 73..120 zero): such
 //! files are read as they are; `morris pack` makes them again when it resumes, since
@@ -80,6 +87,8 @@ pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
 /// Codec byte of zstd.
 const CODEC_ZSTD: u8 = 1;
+/// Codec byte of a file without blocks: its values follow from its successors'.
+const CODEC_NONE: u8 = 0;
 /// What a compact file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -173,13 +182,17 @@ pub struct CompactHeader {
     /// The checksum of the raw file it was packed from (its header's checksum of the
     /// block checksums); `None` in a file of format version 1, which did not store it.
     pub source: Option<u64>,
+    /// It holds no blocks (codec 0, a `.wdl` file alone): the sector's values follow
+    /// from its successors' by a one-ply search.
+    pub derived: bool,
 }
 
 impl CompactHeader {
     /// Where the file's index and blocks lie.
     pub fn layout(&self) -> Layout {
         Layout {
-            entries: self.entries,
+            // A file of derived values has no blocks.
+            entries: if self.derived { 0 } else { self.entries },
             width: 1,
             block_log2: self.block_log2,
             index_sum: self.index_sum,
@@ -222,7 +235,7 @@ impl CompactHeader {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
         }
         h[62] = self.block_log2;
-        h[63] = CODEC_ZSTD;
+        h[63] = if self.derived { CODEC_NONE } else { CODEC_ZSTD };
         h[64..72].copy_from_slice(&self.data_len.to_le_bytes());
         h[72] = self.level;
         match self.source {
@@ -261,7 +274,9 @@ impl CompactHeader {
         if h[15] != expected.2.code() {
             return Err(Problem::Encoding(h[15]));
         }
-        if h[63] != CODEC_ZSTD {
+        let derived = h[63] == CODEC_NONE;
+        let empty = u64_at(64) == 0 && u64_at(24) == xxh3_64(&[]);
+        if !(h[63] == CODEC_ZSTD || derived && expected.2 == Kind::Wdl && empty) {
             return Err(Problem::Codec(h[63]));
         }
         if !BLOCK_LOG2_RANGE.contains(&h[62]) {
@@ -303,6 +318,7 @@ impl CompactHeader {
             level: h[72],
             block_log2: h[62],
             source,
+            derived,
         })
     }
 }
@@ -374,6 +390,19 @@ impl CompactFile {
             .get_or_init(|| self.header.sector.index(self.header.rules.board()))
     }
 
+    /// Whether it holds no values: a `.wdl` file whose sector's values follow from
+    /// its successors' (codec 0, the header alone).
+    pub fn is_derived(&self) -> bool {
+        self.header.derived
+    }
+
+    /// The error of reading a value from a file that holds none.
+    fn no_values(&self) -> FileError {
+        self.error(Problem::Io(io::Error::other(
+            "holds no values: they follow from its successors' (a sparse set)",
+        )))
+    }
+
     /// Blocks decompressed so far (cache misses).
     pub fn blocks_read(&self) -> u64 {
         self.blocks.blocks_read()
@@ -395,6 +424,9 @@ impl CompactFile {
     /// A [`FileError`] naming the file: a damaged block, an index beyond the sector,
     /// or a value that the header rules out.
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
+        if self.is_derived() {
+            return Err(self.no_values());
+        }
         let code = self.blocks.entry(index)? as u8;
         self.decode(code).ok_or_else(|| {
             self.error(Problem::Implausible {
@@ -411,6 +443,9 @@ impl CompactFile {
     /// A [`FileError`] naming the file: a damaged block, a range beyond the sector,
     /// or a code the header rules out.
     pub fn drawn(&self, first: u64, len: usize) -> Result<Vec<bool>, FileError> {
+        if self.is_derived() {
+            return Err(self.no_values());
+        }
         let end = first + len as u64;
         if end > self.header.entries {
             return Err(self.error(Problem::Implausible {
@@ -501,6 +536,10 @@ impl CompactFile {
     /// # Errors
     /// A [`FileError`] naming the file and a problem found (of a damaged block, any).
     pub fn check(&self) -> Result<(), FileError> {
+        if self.is_derived() {
+            // The header, checked when opened, is all it holds.
+            return Ok(());
+        }
         let stats = (0..self.header.blocks())
             .into_par_iter()
             .map(|b| {
@@ -543,6 +582,9 @@ impl CompactFile {
     /// A [`FileError`] naming the file: the first damaged block, a code the header
     /// rules out, or no memory for the codes.
     pub fn raw_codes(&self) -> Result<Vec<u8>, FileError> {
+        if self.is_derived() {
+            return Err(self.no_values());
+        }
         let n = usize::try_from(self.header.entries)
             .map_err(|_| self.error(Problem::Io(io::Error::other("sector too large"))))?;
         let mut codes = Vec::new();
@@ -598,9 +640,18 @@ pub struct CompactTable {
 }
 
 impl CompactTable {
-    /// The file that answers probes: the DTM file when present.
+    /// The file that answers probes: the DTM file when present, else a `.wdl` file
+    /// that holds values.
     pub fn answering(&self) -> Option<&CompactFile> {
-        self.dtm.as_ref().or(self.wdl.as_ref())
+        self.dtm
+            .as_ref()
+            .or(self.wdl.as_ref().filter(|f| !f.is_derived()))
+    }
+
+    /// Whether its values follow from its successors': a `.wdl` file without
+    /// values, and no `.dtm` file.
+    pub fn derived(&self) -> bool {
+        self.dtm.is_none() && self.wdl.as_ref().is_some_and(CompactFile::is_derived)
     }
 
     /// Both files, those present.

@@ -128,6 +128,9 @@ struct Tables {
     /// reach has them: a probe finds a decided position's distance by a one-ply
     /// search.
     derived: bool,
+    /// Its values are not stored either (its `.wdl` file holds none, a sparse set),
+    /// and `derived`: a probe finds a position's result by a one-ply search too.
+    values_derived: bool,
     /// It has no class file but every sector its turns reach has one: a class probe
     /// finds a drawn position's class by a one-ply search.
     classes_derived: bool,
@@ -159,6 +162,7 @@ impl Tables {
             compact: CompactTable::default(),
             classes: None,
             derived: false,
+            values_derived: false,
             classes_derived: false,
         }
     }
@@ -239,7 +243,9 @@ impl Tablebase {
         // A class file belongs to the values it was built from: one built from other
         // values is refused, naming both.
         for t in tables.values_mut() {
-            let values = match (&t.raw, t.compact.answering()) {
+            // (A `.wdl` file without values records the raw file's checksum too.)
+            let compact = t.compact.answering().or(t.compact.wdl.as_ref());
+            let values = match (&t.raw, compact) {
                 (Some(f), _) => Some((f.header().checksum, f.path().to_path_buf())),
                 (None, Some(c)) => c.header().source.map(|s| (s, c.path().to_path_buf())),
                 (None, None) => None,
@@ -279,6 +285,7 @@ impl Tablebase {
         for key in derived {
             if let Some(t) = tables.get_mut(&key) {
                 t.derived = true;
+                t.values_derived = t.compact.derived();
             }
         }
         // A sector without a class file whose classes follow from its successors'
@@ -292,7 +299,7 @@ impl Tablebase {
         let derived: Vec<(Rules, SectorId)> = tables
             .values()
             .filter(|t| t.classes.is_none() && t.sector.distances_derived(t.rules))
-            .filter(|t| t.raw.is_some() || t.compact.answering().is_some())
+            .filter(|t| t.raw.is_some() || t.compact.answering().is_some() || t.values_derived)
             .filter(|t| {
                 let next = t.sector.successors(t.rules);
                 !next.is_empty() && next.into_iter().all(|s| classes(t.rules, s))
@@ -409,6 +416,19 @@ impl Tablebase {
         Some(t.raw.is_some() || t.compact.has_dtm() || t.derived)
     }
 
+    /// The `.wdl` file without values of a sector whose values a probe finds from
+    /// its successors' by a one-ply search (a sparse compact set), if that is how
+    /// this sector is answered.
+    pub fn derived_values(
+        &self,
+        rules: impl Into<Rules>,
+        sector: impl Into<SectorId>,
+    ) -> Option<&CompactFile> {
+        let rules: Rules = rules.into();
+        let t = self.tables(rules, sector.into())?;
+        t.values_derived.then_some(t.compact.wdl.as_ref()).flatten()
+    }
+
     /// Whether a probe finds this sector's distances by a one-ply search: it has a
     /// `.wdl` file alone, and every sector its turns reach has its distances stored
     /// (a one-sided compact set, see [`SectorId::distances_derived`]).
@@ -489,11 +509,47 @@ impl Tablebase {
             let value = f.value(f.index().index(us, them))?;
             return Ok(Some(Probe::new(value, &f.header().stats, f.path())));
         }
+        if tables.values_derived {
+            if let Some(f) = &tables.compact.wdl {
+                let found = self.derived_result(pos)?;
+                return Ok(
+                    found.map(|wdl| Probe::new(Value::wdl_only(wdl), &f.header().stats, f.path()))
+                );
+            }
+        }
         let Some(f) = tables.compact.answering() else {
             return Ok(None);
         };
         let value = f.value(f.index().index(us, them))?;
         Ok(Some(Probe::new(value, &f.header().stats, f.path())))
+    }
+
+    /// The result of a position of a sector whose values are not stored but follow
+    /// from its successors' (its `.wdl` file holds none): the best of the results
+    /// its moves reach, from the files of their sectors (which store their values),
+    /// the first winning move ending the search; `None` when a successor is not
+    /// covered.
+    fn derived_result(&self, pos: &Position) -> Result<Option<Wdl>, FileError> {
+        if let Some(end) = pos.end() {
+            return Ok(Some(Value::finished(pos, end).wdl()));
+        }
+        let mut best = Wdl::Loss;
+        for &m in pos.legal_moves().iter() {
+            let next = pos.play_unchecked(m);
+            let theirs = match next.end() {
+                Some(end) => Value::finished(&next, end).wdl(),
+                None => match self.probe_stored(&next)? {
+                    Some(p) => p.value.wdl(),
+                    None => return Ok(None),
+                },
+            };
+            match theirs.opposite() {
+                Wdl::Win => return Ok(Some(Wdl::Win)),
+                Wdl::Draw => best = Wdl::Draw,
+                Wdl::Loss => {}
+            }
+        }
+        Ok(Some(best))
     }
 
     /// The probe `found` of `pos` (a decided value without its distance) with its
