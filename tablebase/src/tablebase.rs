@@ -471,7 +471,8 @@ impl Tablebase {
     /// plies it can take, and the file that answered (the raw file of its sector when
     /// present, else the compact `.dtm` file, else the `.wdl` file, whose decided
     /// values get their distance by a one-ply search where the successors' sectors
-    /// store theirs, see [`Tablebase::derive`]); `None` when no
+    /// store theirs, see [`Tablebase::derive`]; a `.wdl` file without values has
+    /// its whole value found so); `None` when no
     /// loaded sector covers it (hands no game produces, fewer than three pieces with
     /// both hands empty, sector missing, or a house rule: tables exist only for the
     /// two classic games).
@@ -494,7 +495,9 @@ impl Tablebase {
     /// one-ply search for the distance of a sector that does not store them: a
     /// decided value of such a sector comes without its distance
     /// ([`Value::wdl_only`]), as from a `.wdl` file alone. Enough for whoever needs
-    /// the result only, and the cheapest probe.
+    /// the result only, and the cheapest probe. In a sector whose `.wdl` file holds
+    /// no values (a sparse set) the result is found from the successors' files, the
+    /// first winning move ending the search.
     ///
     /// # Errors
     /// As [`Tablebase::probe`].
