@@ -58,7 +58,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         )
         .collect();
     rows.extend(tb.compact_tables().filter_map(|(v, s, t)| {
-        let f = t.answering()?;
+        // (A `.wdl` file without values records the counts too.)
+        let f = t.answering().or(t.wdl.as_ref())?;
         tb.file(v, s).is_none().then(|| (v, s, f.header().stats))
     }));
     rows.sort_by_key(|(v, s, _)| (*v, matches!(s, SectorId::Placement(_)), *s));

@@ -385,7 +385,7 @@ impl Tablebase {
     pub fn compact_tables(&self) -> impl Iterator<Item = (Rules, SectorId, &CompactTable)> {
         self.tables
             .iter()
-            .filter(|t| t.compact.answering().is_some())
+            .filter(|t| t.compact.answering().is_some() || t.compact.derived())
             .map(|t| (t.rules, t.sector, &t.compact))
     }
 
@@ -398,7 +398,7 @@ impl Tablebase {
         let rules: Rules = rules.into();
         self.tables(rules, sector.into())
             .map(|t| &t.compact)
-            .filter(|c| c.answering().is_some())
+            .filter(|c| c.answering().is_some() || c.derived())
     }
 
     /// Whether a file of this sector is present, raw or compact.
