@@ -479,6 +479,34 @@ fn a_sparse_set_answers_every_value() {
         };
         assert_eq!(answer(&a), answer(&b), "{fen}");
     }
+    // Its `.wdl` files alone answer every result: a left-out sector's from its
+    // successors' `.wdl` files.
+    let wdl_dir = tempfile::tempdir().expect("a temporary directory");
+    let wdl_out = wdl_dir.path().to_str().expect("utf-8");
+    let p = morris(&[
+        "pack",
+        "--tb",
+        raw_s,
+        "--out",
+        wdl_out,
+        "--distances",
+        "sparse",
+        "--kind",
+        "wdl",
+    ]);
+    assert!(p.status.success(), "{}", text(&p));
+    let results = Tablebase::open(wdl_dir.path(), OpenOptions::default()).expect("opens");
+    let mut checked = 0u64;
+    for (variant, sector, raw_file) in &files {
+        let stored = raw_file.values().expect("intact");
+        for (i, &v) in stored.iter().enumerate().step_by(5) {
+            let pos = position(*variant, *sector, raw_file.index(), i as u64);
+            let got = results.probe(&pos).expect("good").expect("covered");
+            assert_eq!(got.value.wdl(), Value(v).wdl(), "{variant} {sector} {i}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 2_000_000, "{checked}");
     // `generate --compact --distances sparse` leaves the value files `pack` makes.
     let generated = tempfile::tempdir().expect("a temporary directory");
     let g = morris(&[

@@ -129,7 +129,8 @@ struct Tables {
     /// search.
     derived: bool,
     /// Its values are not stored either (its `.wdl` file holds none, a sparse set),
-    /// and `derived`: a probe finds a position's result by a one-ply search too.
+    /// but every sector its turns reach has them: a probe finds a position's result
+    /// by a one-ply search too.
     values_derived: bool,
     /// It has no class file but every sector its turns reach has one: a class probe
     /// finds a drawn position's class by a one-ply search.
@@ -285,7 +286,28 @@ impl Tablebase {
         for key in derived {
             if let Some(t) = tables.get_mut(&key) {
                 t.derived = true;
-                t.values_derived = t.compact.derived();
+            }
+        }
+        // A sector whose `.wdl` file holds no values gets its results from its
+        // successors' values (a set of `.wdl` files alone included), and its
+        // distances too where they have them.
+        let values = |rules: Rules, s: SectorId| {
+            tables
+                .get(&(rules, s))
+                .is_some_and(|t| t.raw.is_some() || t.compact.answering().is_some())
+        };
+        let derived: Vec<(Rules, SectorId)> = tables
+            .values()
+            .filter(|t| t.raw.is_none() && t.compact.derived())
+            .filter(|t| {
+                let mut next = t.sector.successors(t.rules).into_iter();
+                next.all(|s| values(t.rules, s))
+            })
+            .map(|t| (t.rules, t.sector))
+            .collect();
+        for key in derived {
+            if let Some(t) = tables.get_mut(&key) {
+                t.values_derived = true;
             }
         }
         // A sector without a class file whose classes follow from its successors'
