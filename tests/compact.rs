@@ -93,6 +93,38 @@ fn position(
     Position::from_setup(&setup, variant).expect("a position")
 }
 
+/// Standard sector `sector`'s raw file in `raw`, the index of its first win, and a
+/// raw file of its values with that win changed by `change` (in the temporary
+/// directory returned with it).
+fn with_first_win(
+    raw: &Path,
+    sector: Sector,
+    change: impl Fn(u16) -> u16,
+) -> (SectorFile, usize, tempfile::TempDir, SectorFile) {
+    let raw_file = SectorFile::open(
+        &raw.join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    let mut values = raw_file.values().expect("intact");
+    let i = values
+        .iter()
+        .position(|&v| Value(v).wdl() == morris_engine::Wdl::Win)
+        .expect("a win");
+    values[i] = change(values[i]);
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
+        .expect("written");
+    let changed = SectorFile::open(
+        &scratch.path().join(file_name(Rules::STANDARD, sector)),
+        Rules::STANDARD,
+        sector,
+    )
+    .expect("opens");
+    (raw_file, i, scratch, changed)
+}
+
 /// Every value of every sector (movement and placement, both games) reads back from
 /// its `.dtm` file as stored, and from its `.wdl` file as its result without
 /// distance; `verify --against` agrees.
@@ -361,28 +393,9 @@ fn a_one_sided_set_answers_every_distance() {
         let entry = entry.expect("an entry");
         std::fs::copy(entry.path(), bad.path().join(entry.file_name())).expect("copied");
     }
-    let raw_file = SectorFile::open(
-        &raw.join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
-    let mut values = raw_file.values().expect("intact");
-    let i = values
-        .iter()
-        .position(|&v| Value(v).wdl() == morris_engine::Wdl::Win)
-        .expect("a win");
-    let dtm = Value(values[i]).dtm().expect("a distance");
-    values[i] = Value::decided(dtm + 1).0;
-    let scratch = tempfile::tempdir().expect("a temporary directory");
-    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
-        .expect("written");
-    let changed = SectorFile::open(
-        &scratch.path().join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
+    let (raw_file, i, _scratch, changed) = with_first_win(raw, sector, |v| {
+        Value::decided(Value(v).dtm().expect("a distance") + 1).0
+    });
     morris_builder::pack::pack_sector(&changed, bad.path(), Kind::Wdl, 3).expect("packed");
     let tb = Tablebase::open(bad.path(), OpenOptions::default()).expect("opens");
     let pos = position(Rules::STANDARD, sector.into(), raw_file.index(), i as u64);
@@ -543,27 +556,7 @@ fn a_sparse_set_answers_every_value() {
     // counts changed): `verify --full` fails naming the sector; `pack` makes again a
     // `.wdl` file with values where the set wants none.
     let sector: Sector = "3-4".parse().expect("a sector");
-    let raw_file = SectorFile::open(
-        &raw.join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
-    let mut values = raw_file.values().expect("intact");
-    let i = values
-        .iter()
-        .position(|&v| Value(v).wdl() == morris_engine::Wdl::Win)
-        .expect("a win");
-    values[i] = Value::DRAW.0;
-    let scratch = tempfile::tempdir().expect("a temporary directory");
-    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
-        .expect("written");
-    let changed = SectorFile::open(
-        &scratch.path().join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
+    let (raw_file, _, _scratch, changed) = with_first_win(raw, sector, |_| Value::DRAW.0);
     morris_builder::pack::pack_derived(&changed, dir.path()).expect("packed");
     let v = morris(&["verify", "--full", "--tb", out]);
     assert!(!v.status.success(), "{}", text(&v));
