@@ -134,6 +134,32 @@ fn a_compact_run_equals_a_packed_raw_run_and_resumes() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("already finished"), "{stdout}");
     assert!(files(dir) == got, "the resumed run differs from the first");
+
+    // Value files packed for speed, as a sparse run packs those it thins at its
+    // end, are packed again where the finished set keeps their values: the raw
+    // files beside `.wdl` files of level 3 give the same set.
+    let fast = tempfile::tempdir().unwrap();
+    for (name, bytes) in files(raw.path()) {
+        if name.ends_with(".tb") {
+            std::fs::write(fast.path().join(name), bytes).unwrap();
+        }
+    }
+    let fast_dir = fast.path().to_str().unwrap();
+    morris(&[
+        "pack", "--tb", raw_dir, "--out", fast_dir, "--kind", "wdl", "--level", "3",
+    ]);
+    let quick = files(fast.path());
+    assert!(
+        quick
+            .iter()
+            .any(|(n, b)| n.ends_with(".wdl") && got.get(n).is_some_and(|g| g != b)),
+        "level 3 writes other bytes than the default level"
+    );
+    generate_compact(fast.path());
+    assert!(
+        files(fast.path()) == got,
+        "value files of another level were kept"
+    );
 }
 
 #[test]
