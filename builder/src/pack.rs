@@ -5,7 +5,7 @@
 use crate::write::{write_at, write_safely};
 use morris_engine::Rules;
 use morris_tablebase::compact::{
-    compact_name, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
+    compact_name, pack_codes, CompactFile, CompactHeader, CompactId, Kind, HEADER_LEN, INDEX_ENTRY,
 };
 use morris_tablebase::file::Problem;
 use morris_tablebase::{FileError, SectorFile, SectorId};
@@ -38,13 +38,15 @@ pub fn block_log2(kind: Kind, sector: SectorId) -> u8 {
 /// Blocks compressed in parallel before they are written in order.
 const BATCH: usize = 64;
 
-/// The zstd level `morris pack` uses for a kind unless told otherwise: measured
-/// (Standard 7-7 and 6-8+2-1, sampled), level 16 writes `.wdl` files within 1% of
-/// level 19's size in half its time, and level 13 `.dtm` files within 0.5% in half
-/// its time; below those the `.wdl` files grow by a fifth.
+/// The zstd level `morris pack` uses for a kind unless told otherwise. `.dtm`
+/// files: measured (Standard 7-7 and 6-8+2-1, sampled), level 13 writes them within
+/// 0.5% of level 19's size in half its time. `.wdl` files, their codes packed four a
+/// byte: level 13 (Standard 6-6, 6-7, 7-6, every 40th block) comes within 1% of
+/// level 16 at half its time, and within 4-13% of the size of one code a byte at
+/// level 16 in a seventh to a ninth of its time.
 pub const fn default_level(kind: Kind) -> i32 {
     match kind {
-        Kind::Wdl => 16,
+        Kind::Wdl => 13,
         Kind::Dtm => 13,
     }
 }
@@ -121,9 +123,8 @@ pub fn pack_sector(
     let bytes = write_safely(dir, &name, |file| {
         let block_log2 = block_log2(kind, header.sector);
         let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2).collect();
-        let (index_sum, end) = write_blocks(file, blocks.len(), level, |b| {
-            blocks[b].iter().map(|&c| kind.map(c)).collect()
-        })?;
+        let (index_sum, end) =
+            write_blocks(file, blocks.len(), level, |b| stored_block(kind, blocks[b]))?;
         let compact = CompactHeader {
             kind,
             rules: header.rules,
@@ -136,6 +137,7 @@ pub fn pack_sector(
             block_log2,
             source: Some(header.checksum),
             derived: false,
+            packed: kind == Kind::Wdl,
         };
         write_at(file, &compact.encode(), 0)?;
         Ok(compact.file_len())
@@ -167,6 +169,7 @@ pub fn pack_derived(raw: &SectorFile, dir: &Path) -> Result<Packed, FileError> {
         block_log2: block_log2(Kind::Wdl, h.sector),
         source: Some(h.checksum),
         derived: true,
+        packed: false,
     };
     write_derived(dir, &header)
 }
@@ -180,6 +183,7 @@ fn write_derived(dir: &Path, header: &CompactHeader) -> Result<Packed, FileError
         data_len: 0,
         level: 0,
         derived: true,
+        packed: false,
         ..*header
     };
     let name = compact_name(header.rules, header.sector, Kind::Wdl);
@@ -341,6 +345,17 @@ pub fn packed_from(
     Ok(Some(done.header().file_len()))
 }
 
+/// The bytes a compact file of `kind` stores (before compression) for a block of
+/// raw codes: a `.dtm` file the codes, a `.wdl` file their results packed four a
+/// byte (codec 2 of `morris_tablebase::compact`).
+fn stored_block(kind: Kind, raw: &[u8]) -> Vec<u8> {
+    let codes: Vec<u8> = raw.iter().map(|&c| kind.map(c)).collect();
+    match kind {
+        Kind::Wdl => pack_codes(&codes),
+        Kind::Dtm => codes,
+    }
+}
+
 /// Estimate the size of the compact file of `kind` of a raw sector file without
 /// writing it: every `every`-th block is compressed as [`pack_sector`] would.
 /// Returns the positions sampled and their compressed bytes.
@@ -360,10 +375,7 @@ pub fn estimate_sector(
         .collect();
     let sizes: Vec<io::Result<usize>> = sampled
         .par_iter()
-        .map(|block| {
-            let mapped: Vec<u8> = block.iter().map(|&c| kind.map(c)).collect();
-            compress(&mapped, level).map(|d| d.len())
-        })
+        .map(|block| compress(&stored_block(kind, block), level).map(|d| d.len()))
         .collect();
     let mut bytes = 0u64;
     for size in sizes {
@@ -559,6 +571,60 @@ pub(crate) mod tests {
         reseal(&mut codec);
         let e = opened(&codec).expect_err("unknown");
         assert!(matches!(e.problem, Problem::Codec(9)), "{e}");
+    }
+
+    /// A `.wdl` file of codec 1 (one code a byte, as `pack` wrote them before the
+    /// codes were packed four a byte) reads the same values and checks; codec 2 in
+    /// a `.dtm` file is refused.
+    #[test]
+    fn wdl_files_of_one_code_a_byte_still_read() {
+        let (dir, raw, values) = packed_3_3();
+        let three = SectorId::Movement(Sector::new(3, 3).expect("a sector"));
+        let packed = open(dir.path(), Kind::Wdl, 0);
+        assert!(packed.header().packed);
+        let codes = raw.entries().expect("good");
+        let name = compact_name(Rules::STANDARD, three, Kind::Wdl);
+        write_safely(dir.path(), &name, |file| {
+            let blocks: Vec<&[u8]> = codes.chunks(1 << block_log2(Kind::Wdl, three)).collect();
+            let (index_sum, end) = write_blocks(file, blocks.len(), 3, |b| {
+                blocks[b].iter().map(|&c| Kind::Wdl.map(c)).collect()
+            })?;
+            let header = CompactHeader {
+                index_sum,
+                data_len: end,
+                packed: false,
+                ..*packed.header()
+            };
+            write_at(file, &header.encode(), 0)?;
+            Ok(())
+        })
+        .expect("written");
+        let plain = open(dir.path(), Kind::Wdl, 0);
+        assert!(!plain.header().packed);
+        assert_ne!(
+            plain.header().file_len(),
+            packed.header().file_len(),
+            "another file"
+        );
+        for i in 0..values.len() as u64 {
+            assert_eq!(
+                plain.value(i).expect("good"),
+                packed.value(i).expect("good"),
+                "entry {i}"
+            );
+        }
+        plain.check().expect("checks");
+        crate::verify::compare(&plain, &raw).expect("same values");
+
+        let path = dir.path().join("standard-3-3.dtm");
+        let mut bytes = fs::read(&path).expect("read");
+        bytes[63] = 2;
+        let sum = xxh3_64(&bytes[0..120]);
+        bytes[120..128].copy_from_slice(&sum.to_le_bytes());
+        fs::write(&path, &bytes).expect("written");
+        let e = CompactFile::open(&path, (Rules::STANDARD, three, Kind::Dtm), Arc::default())
+            .expect_err("no packed distances");
+        assert!(matches!(e.problem, Problem::Codec(2)), "{e}");
     }
 
     #[test]

@@ -12,10 +12,13 @@
 //! which chooses the block size of each kind. Entries are cut into blocks of `2^k`
 //! positions (the last may be shorter; `k` in the header); each block is compressed alone
 //! with zstd and checked by the xxh3-64 of its compressed bytes before it is
-//! decompressed. Win/draw/loss codes are one byte a position, `0` loss, `1` draw,
-//! `2` win: on sampled blocks of the Standard game this compressed better than
-//! packing four positions a byte (0.87 against 0.92 bits a position in sector 8-8),
-//! since zstd's entropy stage already gives a three-letter alphabet its due.
+//! decompressed. Win/draw/loss codes are `0` loss, `1` draw, `2` win, packed four a
+//! byte (the first position in the lowest two bits: codec 2). One code a byte (codec
+//! 1, which `.wdl` files of earlier versions have and which is still read) compresses
+//! better at zstd's slowest levels (Standard 8-8 at level 19: 0.87 against 0.92 bits
+//! a position), but only there: packed codes at level 13 come within 4-13% of one
+//! code a byte at level 16 in a seventh to a ninth of the time, which is what a
+//! rebuild of a whole game spends.
 //!
 //! Format version 2, little-endian (`n` entries, `b = ceil(n / 2^k)` blocks):
 //!
@@ -33,7 +36,7 @@
 //! | 56 | 2, 2 | longest win, longest loss (plies) |
 //! | 60 | 1, 1 | pieces in hand of the side to move, of the opponent |
 //! | 62 | 1 | `k`, log2 of the positions of a block: 10 to 20 |
-//! | 63 | 1 | codec: 1 zstd; 0 none (a `.wdl` file of a sector whose values follow from its successors', see below) |
+//! | 63 | 1 | codec: 1 zstd, one code a byte; 2 zstd, codes packed four a byte (`.wdl` files only); 0 none (a `.wdl` file of a sector whose values follow from its successors', see below) |
 //! | 64 | 8 | length of the compressed data `d` |
 //! | 72 | 1 | the compression level used (for information) |
 //! | 73 | 7 | zero |
@@ -85,8 +88,10 @@ const VERSION_WITHOUT_SOURCE: u32 = 1;
 pub const HEADER_LEN: usize = crate::file::HEADER_LEN;
 /// The block sizes a file may have (log2 of its positions).
 const BLOCK_LOG2_RANGE: std::ops::RangeInclusive<u8> = 10..=20;
-/// Codec byte of zstd.
+/// Codec byte of zstd over one code a byte.
 const CODEC_ZSTD: u8 = 1;
+/// Codec byte of zstd over win/draw/loss codes packed four a byte (a `.wdl` file).
+const CODEC_ZSTD_PACKED: u8 = 2;
 /// Codec byte of a file without blocks: its values follow from its successors'.
 const CODEC_NONE: u8 = 0;
 /// What a compact file holds.
@@ -185,6 +190,9 @@ pub struct CompactHeader {
     /// It holds no blocks (codec 0, a `.wdl` file alone): the sector's values follow
     /// from its successors' by a one-ply search.
     pub derived: bool,
+    /// Its blocks hold win/draw/loss codes packed four a byte before compression
+    /// (codec 2, a `.wdl` file; see [`pack_codes`]), rather than one a byte.
+    pub packed: bool,
 }
 
 impl CompactHeader {
@@ -235,7 +243,11 @@ impl CompactHeader {
             (h[60], h[61]) = (p.us_hand, p.them_hand);
         }
         h[62] = self.block_log2;
-        h[63] = if self.derived { CODEC_NONE } else { CODEC_ZSTD };
+        h[63] = match (self.derived, self.packed) {
+            (true, _) => CODEC_NONE,
+            (false, true) => CODEC_ZSTD_PACKED,
+            (false, false) => CODEC_ZSTD,
+        };
         h[64..72].copy_from_slice(&self.data_len.to_le_bytes());
         h[72] = self.level;
         match self.source {
@@ -275,8 +287,10 @@ impl CompactHeader {
             return Err(Problem::Encoding(h[15]));
         }
         let derived = h[63] == CODEC_NONE;
+        let packed = h[63] == CODEC_ZSTD_PACKED;
         let empty = u64_at(64) == 0 && u64_at(24) == xxh3_64(&[]);
-        if !(h[63] == CODEC_ZSTD || derived && expected.2 == Kind::Wdl && empty) {
+        let wdl = expected.2 == Kind::Wdl;
+        if !(h[63] == CODEC_ZSTD || packed && wdl || derived && wdl && empty) {
             return Err(Problem::Codec(h[63]));
         }
         if !BLOCK_LOG2_RANGE.contains(&h[62]) {
@@ -319,6 +333,7 @@ impl CompactHeader {
             block_log2: h[62],
             source,
             derived,
+            packed,
         })
     }
 }
@@ -412,9 +427,19 @@ impl CompactFile {
         FileError::new(self.path(), p)
     }
 
-    /// Read, check and decompress block `b`, without the cache.
+    /// Read, check and decompress block `b`, without the cache: one code a position.
     fn load_block(&self, b: u64) -> Result<Vec<u8>, FileError> {
-        self.blocks.load_block(b)
+        if self.header.packed {
+            self.unpacked(b, self.blocks.load_selected(b)?)
+        } else {
+            self.blocks.load_block(b)
+        }
+    }
+
+    /// The codes of block `b` of a file of packed codes, from its stored bytes.
+    fn unpacked(&self, b: u64, stored: Vec<u8>) -> Result<Vec<u8>, FileError> {
+        unpack_codes(&stored, self.blocks.layout().block_len(b))
+            .ok_or_else(|| self.blocks.damaged(b))
     }
 
     /// The value stored at `index`: with its distance from a `.dtm` file, without it
@@ -427,7 +452,12 @@ impl CompactFile {
         if self.is_derived() {
             return Err(self.no_values());
         }
-        let code = self.blocks.entry(index)? as u8;
+        let code = if self.header.packed {
+            self.blocks
+                .entry_expanded(index, |b, stored| self.unpacked(b, stored))?
+        } else {
+            self.blocks.entry(index)?
+        } as u8;
         self.decode(code).ok_or_else(|| {
             self.error(Problem::Implausible {
                 index,
@@ -620,6 +650,36 @@ impl CompactFile {
     }
 }
 
+/// Win/draw/loss codes (each below 4) packed four a byte, the first in the lowest
+/// two bits, as the blocks of a file of codec 2 hold them before compression.
+/// Measured on Standard 6-6, 6-7 and 7-6 (zstd level 13 against the one-code-a-byte
+/// blocks at level 16, every 40th block): 4-13% more bytes in a seventh to a ninth
+/// of the time (`docs/COMPACT.md`, "Packing time").
+pub fn pack_codes(codes: &[u8]) -> Vec<u8> {
+    codes
+        .chunks(4)
+        .map(|q| {
+            q.iter()
+                .enumerate()
+                .fold(0u8, |b, (i, &c)| b | (c & 3) << (2 * i))
+        })
+        .collect()
+}
+
+/// The `len` codes packed by [`pack_codes`] into `packed`; `None` when it holds
+/// another number of bytes.
+fn unpack_codes(packed: &[u8], len: usize) -> Option<Vec<u8>> {
+    if packed.len() != len.div_ceil(4) {
+        return None;
+    }
+    let mut codes = Vec::with_capacity(len);
+    for &b in packed {
+        codes.extend_from_slice(&[b & 3, (b >> 2) & 3, (b >> 4) & 3, b >> 6]);
+    }
+    codes.truncate(len);
+    Some(codes)
+}
+
 /// The code of a raw file (encoding 2) that stands for a result without its distance
 /// in [`CompactFile::raw_codes`]: a loss in 0, a draw, a win in 1.
 fn stand_in(wdl: Wdl) -> u8 {
@@ -691,6 +751,31 @@ pub fn compact_names(dir: &Path) -> Result<Vec<(Rules, SectorId, Kind, PathBuf)>
 mod tests {
     use super::*;
     use crate::sector::Sector;
+
+    /// Codes packed four a byte unpack to themselves at every length, and a block
+    /// of another length is refused.
+    #[test]
+    fn packed_codes_round_trip() {
+        let mut state = 0x9E37_79B9u32;
+        for len in 0..40usize {
+            let codes: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    (state % 3) as u8
+                })
+                .collect();
+            let packed = pack_codes(&codes);
+            assert_eq!(packed.len(), len.div_ceil(4));
+            assert_eq!(unpack_codes(&packed, len), Some(codes), "length {len}");
+            assert_eq!(unpack_codes(&packed, len + 4), None);
+            if len >= 4 {
+                assert_eq!(unpack_codes(&packed, len - 4), None);
+            }
+        }
+        assert_eq!(pack_codes(&[2, 1, 0, 2, 1]), vec![0b1000_0110, 0b01]);
+    }
 
     #[test]
     fn names_round_trip() {
