@@ -172,8 +172,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
             let path = out.join(compact_name(variant, sector, kind));
             match packed_from(&path, (variant, sector, kind), file, distances) {
-                Ok(Some(bytes)) => {
-                    written[k] += bytes;
+                Ok(Some(header)) => {
+                    written[k] += header.file_len();
                     kept += 1;
                     continue;
                 }

@@ -714,28 +714,8 @@ fn pack_resumes_only_from_good_files_of_the_same_raw_files() {
     std::fs::write(&damaged, &bytes).expect("written");
     // Packed from a raw file with one value changed: every checksum and count agrees.
     let foreign = at(Rules::STANDARD, "3-4", Kind::Wdl);
-    let sector = SectorId::Movement("3-4".parse().expect("a sector"));
-    let good = SectorFile::open(
-        &raw.join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
-    let mut values = good.values().expect("intact");
-    let i = values
-        .iter()
-        .position(|&v| Value(v).wdl() == morris_tablebase::Wdl::Win)
-        .expect("a win");
-    values[i] = Value::loss(0).0;
-    let scratch = tempfile::tempdir().expect("a temporary directory");
-    morris_builder::write::write_sector(scratch.path(), Rules::STANDARD, sector, &values)
-        .expect("written");
-    let other = SectorFile::open(
-        &scratch.path().join(file_name(Rules::STANDARD, sector)),
-        Rules::STANDARD,
-        sector,
-    )
-    .expect("opens");
+    let (_, _, _scratch, other) =
+        with_first_win(raw, "3-4".parse().expect("a sector"), |_| Value::loss(0).0);
     morris_builder::pack::pack_sector(&other, dir.path(), Kind::Wdl, 3).expect("packed");
     // Format version 1: no raw file's checksum (bytes 80..88 zero), the header resealed.
     let old = at(Rules::NO_FLYING, "3-3", Kind::Dtm);

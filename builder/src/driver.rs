@@ -20,7 +20,7 @@ use crate::progress::{Observer, Silent};
 use crate::verify::{derive_codes, Source};
 use crate::write::write_sector;
 use morris_engine::{Board, Rules, PIECES_PER_PLAYER};
-use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, CompactId, Kind};
+use morris_tablebase::compact::{compact_name, BlockCache, CompactFile, Kind};
 use morris_tablebase::file::{file_name, FileError, SectorFile};
 use morris_tablebase::tablebase::table_names;
 use morris_tablebase::{PlacementSector, Sector, SectorId, SectorStats, SuccessorSector};
@@ -556,7 +556,6 @@ impl<'a> Run<'a> {
         };
         let raw = finished(self.dir, self.rules, sector)?;
         for kind in Kind::ALL {
-            let id = (self.rules, sector, kind);
             let out = self.dir.join(compact_name(self.rules, sector, kind));
             // Bytes the finished set keeps are packed at the default level; the rest
             // only serve the run (see `SCRATCH_LEVEL`).
@@ -571,8 +570,8 @@ impl<'a> Run<'a> {
             };
             // The `.wdl` files keep their values while the run lasts (the classes are
             // built from them); a sparse set is thinned at the end (`pack::thin`).
-            match packed_from(&out, id, &raw, Distances::OneSide) {
-                Ok(Some(_)) if !kept || level_of(&out, id) == Some(level) => continue,
+            match packed_from(&out, (self.rules, sector, kind), &raw, Distances::OneSide) {
+                Ok(Some(found)) if !kept || i32::from(found.level) == level => continue,
                 // Kept, but packed for speed by a run that left it out (another
                 // `--distances`): packed again as the finished set has it.
                 Ok(Some(_)) => {}
@@ -596,13 +595,6 @@ impl<'a> Run<'a> {
 /// blocks in 0.11 s against 1.8 s at level 13, 1.1 times as large (and `.wdl`
 /// codes, packed four a byte, at about a thirtieth of level 13's cost).
 pub const SCRATCH_LEVEL: i32 = 3;
-
-/// The zstd level the compact file at `path` was written with, if it opens.
-fn level_of(path: &Path, id: CompactId) -> Option<i32> {
-    CompactFile::open(path, id, Arc::new(BlockCache::new(0)))
-        .ok()
-        .map(|f| i32::from(f.header().level))
-}
 
 /// Rewrite every file of `variants` in `dir` that an older version of morris wrote in
 /// the current format (see [`convert_file`]), under the directory's lock; `each` hears

@@ -308,7 +308,7 @@ pub enum Stale {
 }
 
 /// Whether the compact file `id` at `path` may be kept when packing resumes: its
-/// length when it was packed from `raw` (by the raw file's checksum in its header),
+/// header when it was packed from `raw` (by the raw file's checksum in its header),
 /// every block and count of it checks, and it holds values as a set made with
 /// `distances` wants ([`Distances::keeps_values`]); `None` when there is none.
 ///
@@ -319,7 +319,7 @@ pub fn packed_from(
     id: CompactId,
     raw: &SectorFile,
     distances: Distances,
-) -> Result<Option<u64>, Stale> {
+) -> Result<Option<CompactHeader>, Stale> {
     // A file with the final name was complete when written (under a temporary name);
     // its header says whether it is the file wanted, and its blocks whether it still is.
     let done = match CompactFile::open(path, id, Arc::default()) {
@@ -342,7 +342,7 @@ pub fn packed_from(
         return Err(Stale::OtherForm(path.to_path_buf(), done.is_derived()));
     }
     done.check()?;
-    Ok(Some(done.header().file_len()))
+    Ok(Some(*done.header()))
 }
 
 /// The bytes a compact file of `kind` stores (before compression) for a block of
