@@ -24,9 +24,12 @@
 //! yet confirmed; otherwise undecided, with `NO_LOSS` set when a capture reaches a draw
 //! and the low bits holding the loss DTM its captures alone would give.
 //!
-//! Each level scans only the blocks (index ranges of one canonical `us`-set) that
-//! have a position decided at that level, as recorded when values are written: most
-//! of a long sector's levels hold few positions.
+//! Each level visits only its own positions: every position decided (or tentatively
+//! won) is listed, when its value is written, under its level, and a level's list is
+//! sorted before it is taken back. A long sector has a few hundred levels, most of them
+//! holding a small share of its positions; scanning the sector for each (as an earlier
+//! version did, skipping only the blocks with nothing at the level) read the whole
+//! working state a few hundred times and took most of the propagation's time.
 //!
 //! Working layout. Both sides of a pair keep their working state in the order of the
 //! index of the side whose mover has more pieces (the *major* side), by the larger
@@ -40,7 +43,9 @@
 //! (`C(24 - big, small)` entries: 1,820 for 8 against 4), so the updates of a level
 //! stay within a few dozen kilobytes at a time instead of striking the whole state at
 //! random. A pair of one sector (both sides with as many pieces) has one side and
-//! keeps the stored order.
+//! keeps the stored order; there the positions decided at a level are first sorted by
+//! the opponent's set, which is the side to move's set in the predecessors, and taken
+//! back in that order, so that they too strike a few blocks at a time.
 //!
 //! Taking a position back first computes all its predecessors' indices, prefetching
 //! each slot, and meanwhile the previous position's predecessors are updated (a
@@ -58,7 +63,7 @@ use morris_tablebase::index::{RankMap, UsSet};
 use morris_tablebase::{Sector, SectorIndex, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
 const FINAL: u16 = 0x8000;
@@ -105,51 +110,98 @@ struct WorkSector<'a> {
     out: Vec<u16>,
     /// Where captures lead: `None` when a capture ends the game.
     capture: Option<(Arc<SectorIndex>, &'a [u16])>,
-    /// Per block, which levels it has positions decided (or tentatively won) at.
-    levels: LevelSets,
+    /// The positions decided (or tentatively won) at each level still to come.
+    frontier: Frontier,
 }
 
-/// Per block of a sector, the set of levels at which some of its positions were
-/// decided (or tentatively won), so that a level's scan skips the blocks with nothing
-/// at that level: most levels of a long sector hold few positions. Levels from
-/// `TRACKED - 1` up share the last bit.
-struct LevelSets {
-    words: Vec<AtomicU64>,
+/// Per level still to be taken back, the working indices of the positions of one side
+/// decided (or tentatively won) at it, so that a level visits only its own positions
+/// instead of scanning the sector: a long sector has a few hundred levels, most of
+/// them holding a small share of its positions. Filled through [`Pending`] buffers in
+/// pieces of [`PIECE`] indices. An index may be listed twice (two threads marking one
+/// win) or at a level its position no longer has (a tentative win found quicker):
+/// [`Frontier::take`] sorts and deduplicates, and the level checks the slot.
+#[derive(Default)]
+struct Frontier {
+    levels: Mutex<Vec<Vec<Vec<u32>>>>,
 }
 
-const TRACKED: usize = 512;
-const LEVEL_WORDS: usize = TRACKED / 64;
+/// Indices a [`Pending`] buffer gathers for one level before it hands them over.
+const PIECE: usize = 4096;
 
-impl LevelSets {
-    fn new(blocks: usize) -> LevelSets {
-        LevelSets {
-            words: (0..blocks * LEVEL_WORDS)
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+impl Frontier {
+    /// The positions listed at `level`, in index order, each once.
+    fn take(&self, level: u16) -> Vec<u32> {
+        let pieces = {
+            let mut levels = self.levels.lock().unwrap_or_else(|e| e.into_inner());
+            levels
+                .get_mut(usize::from(level))
+                .map(std::mem::take)
+                .unwrap_or_default()
+        };
+        let mut list = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
+        for piece in pieces {
+            list.extend_from_slice(&piece);
+        }
+        list.par_sort_unstable();
+        list.dedup();
+        list
+    }
+}
+
+/// A task's buffer of positions newly decided in one side, by level, handed to the
+/// side's [`Frontier`] piece by piece and when dropped.
+struct Pending<'f> {
+    frontier: &'f Frontier,
+    lists: Vec<(u16, Vec<u32>)>,
+}
+
+impl<'f> Pending<'f> {
+    fn new(frontier: &'f Frontier) -> Pending<'f> {
+        Pending {
+            frontier,
+            lists: Vec::new(),
         }
     }
 
-    fn bit(level: u16) -> (usize, u64) {
-        let l = usize::from(level).min(TRACKED - 1);
-        (l / 64, 1 << (l % 64))
-    }
-
-    /// Note a position of `block` decided at `level`.
+    /// List working index `i` at `level`.
     #[inline]
-    fn insert(&self, block: usize, level: u16) {
-        let (w, bit) = Self::bit(level);
-        let word = &self.words[block * LEVEL_WORDS + w];
-        // Mostly set already: a plain load spares the cache line a write.
-        if word.load(Relaxed) & bit == 0 {
-            word.fetch_or(bit, Relaxed);
+    fn push(&mut self, level: u16, i: usize) {
+        let at = match self.lists.iter().position(|(l, _)| *l == level) {
+            Some(at) => at,
+            None => {
+                self.lists.push((level, Vec::with_capacity(PIECE)));
+                self.lists.len() - 1
+            }
+        };
+        let list = &mut self.lists[at].1;
+        list.push(i as u32);
+        if list.len() == PIECE {
+            let full = std::mem::replace(list, Vec::with_capacity(PIECE));
+            self.hand_over([(level, full)]);
         }
     }
 
-    /// Whether `block` may have positions decided at `level`.
-    #[inline]
-    fn contains(&self, block: usize, level: u16) -> bool {
-        let (w, bit) = Self::bit(level);
-        self.words[block * LEVEL_WORDS + w].load(Relaxed) & bit != 0
+    fn hand_over(&self, lists: impl IntoIterator<Item = (u16, Vec<u32>)>) {
+        let mut levels = self
+            .frontier
+            .levels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for (level, list) in lists {
+            let l = usize::from(level);
+            if levels.len() <= l {
+                levels.resize_with(l + 1, Vec::new);
+            }
+            levels[l].push(list);
+        }
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let lists = std::mem::take(&mut self.lists);
+        self.hand_over(lists.into_iter().filter(|(_, list)| !list.is_empty()));
     }
 }
 
@@ -172,8 +224,8 @@ struct Batch {
     level: u16,
     /// Amount each counter drops by (after a win), 0 after a loss.
     weight: u16,
-    /// Index and block of each predecessor (sector sizes fit in 32 bits).
-    preds: [(u32, u32); MAX_PREDECESSORS],
+    /// The working index of each predecessor (sector sizes fit in 32 bits).
+    preds: [u32; MAX_PREDECESSORS],
     len: usize,
 }
 
@@ -182,7 +234,7 @@ impl Batch {
         Batch {
             level,
             weight: 0,
-            preds: [(0, 0); MAX_PREDECESSORS],
+            preds: [0; MAX_PREDECESSORS],
             len: 0,
         }
     }
@@ -299,7 +351,7 @@ pub fn solve_pair<'a>(
             flipped: s.us < s.them,
             words: AtomicWords::zeroed(n as usize).map_err(memory)?,
             out,
-            levels: LevelSets::new(work.blocks()),
+            frontier: Frontier::default(),
             index,
             capture,
         });
@@ -394,14 +446,14 @@ fn unflip(index: &SectorIndex, work: &SectorIndex, words: &[AtomicU32], values: 
 
 /// What the predecessors of the positions of one working block have in common.
 enum Origins<'w> {
-    /// A pair of one sector: predecessors anywhere.
-    Scattered,
     /// A block of the major side: every predecessor's side to move has the block's
     /// set (they all lie in the flipped side's block of the same number), located
     /// once; where the set is located without a symmetry, the block's
     /// rank map, the points outside the set and each point's bit among them.
     Same(UsSet<'w>, Option<(RankMap<'w>, u32, [u32; POINT_COUNT])>),
-    /// A block of the flipped side: the major side's moves back from the block's set,
+    /// A block of the flipped side: the major side's moves back from the block's set
+    /// (or, in a pair of one sector, the moves back of the opponent's set, when the
+    /// positions are taken back by that set: [`Generator::propagate_transposed`]),
     /// as the point each came from and the set it leaves, located once; a move applies
     /// to a position where that point is empty. Then the moves back of its pieces in
     /// mills, which apply only where the capture was forfeited
@@ -433,13 +485,6 @@ impl Generator<'_> {
         } else {
             (us, them)
         }
-    }
-
-    /// The working index and block of side `k`'s position `(us, them)`.
-    #[inline]
-    fn locate(&self, k: usize, us: Bitboard, them: Bitboard) -> (u64, usize) {
-        let (x, y) = self.laid_out(k, us, them);
-        self.work.index_and_block(x, y)
     }
 
     /// The number of symmetries that fix side `k`'s position `(us, them)`.
@@ -496,10 +541,15 @@ impl Generator<'_> {
     /// are read, so that the misses of a chunk overlap.
     fn initialise(&self, k: usize, observer: &dyn Observer) -> Result<(), GenerateError> {
         let side = &self.sides[k];
-        let targets = || Vec::with_capacity(CHUNK * MAX_PREDECESSORS);
+        let init = || {
+            (
+                Vec::with_capacity(CHUNK * MAX_PREDECESSORS),
+                Pending::new(&side.frontier),
+            )
+        };
         (0..self.work.blocks())
             .into_par_iter()
-            .try_for_each_init(targets, |targets, b| {
+            .try_for_each_init(init, |(targets, pending), b| {
                 let symmetric = self.work.is_symmetric_block(b);
                 let mut positions = self.work.block_positions(b);
                 let mut chunk = [Moves::default(); CHUNK];
@@ -523,9 +573,9 @@ impl Generator<'_> {
                         side.words.as_slice()[m.index as usize]
                             .store(u32::from(cnt) << 16 | u32::from(val), Relaxed);
                         if val & FINAL != 0 {
-                            side.levels.insert(b, val & FINAL_MAX);
+                            pending.push(val & FINAL_MAX, m.index as usize);
                         } else if val & TENTATIVE != 0 {
-                            side.levels.insert(b, val & TENTATIVE_MAX);
+                            pending.push(val & TENTATIVE_MAX, m.index as usize);
                         }
                     }
                     done += n as u64;
@@ -639,60 +689,166 @@ impl Generator<'_> {
 
     /// Take back every position of side `k` decided at `level`; returns their number.
     ///
-    /// Pipelined one position deep: the predecessors of a position are computed (and
-    /// their slots prefetched) before the previous position's predecessors are
-    /// updated, so that the cache misses overlap with the index arithmetic.
+    /// The level's positions come from the side's [`Frontier`] in index order, so
+    /// that they are taken back block by block (see "Working layout"); a pair of one
+    /// sector reorders them first ([`Generator::propagate_transposed`]).
     fn propagate_level(&self, k: usize, level: u16) -> Result<u64, GenerateError> {
+        if self.sides.len() == 1 {
+            return self.propagate_transposed(level);
+        }
         let side = &self.sides[k];
         let pk = self.other(k);
+        let list = side.frontier.take(level);
+        let words = side.words.as_slice();
         // Counted per block: one shared counter would bounce between the threads.
-        (0..self.work.blocks())
+        self.groups(&list)
             .into_par_iter()
-            .map(|b| {
-                if !side.levels.contains(b, level) {
-                    return Ok(0);
-                }
-                let (set, range) = self.work.block(b);
-                let symmetric = self.work.is_symmetric_block(b);
-                let origins = self.origins(k, set);
-                // Only this task updates the predecessors of a major-side block: they all
-                // lie in the flipped side's block of the same number.
-                let exclusive = matches!(origins, Origins::Same(..));
-                let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
-                let mut found = 0;
-                for i in range {
-                    let slot = &side.words.as_slice()[i as usize];
-                    let w = slot.load(Relaxed);
-                    let v = value_of(w);
-                    if v == TENTATIVE | level {
-                        // Counters of tentative wins still receive decrements (only their
-                        // value is ignored), so confirm the win in a loop that keeps
-                        // whatever counter the slot holds.
-                        let _ = slot.fetch_update(Relaxed, Relaxed, |w| {
-                            (value_of(w) == TENTATIVE | level).then(|| with_value(w, FINAL | level))
+            .map_init(
+                || Pending::new(&self.sides[pk].frontier),
+                |pending, (b, range)| {
+                    let origins = self.origins(k, self.work.block(b).0);
+                    // Only this task updates the predecessors of a major-side block: they
+                    // all lie in the flipped side's block of the same number.
+                    let exclusive = matches!(origins, Origins::Same(..));
+                    let mut found = 0;
+                    let positions = list[range]
+                        .iter()
+                        .filter(|&&i| self.confirm(&words[i as usize], level))
+                        .map(|&i| {
+                            found += 1;
+                            let (x, y) = self.work.block_position(b, u64::from(i));
+                            self.laid_out(k, x, y)
                         });
-                    } else if v != FINAL | level {
-                        continue;
-                    }
-                    found += 1;
-                    let (x, y) = self.work.block_position(b, i);
-                    let (us, them) = self.laid_out(k, x, y);
-                    self.predecessors(k, us, them, symmetric, &origins, &mut next);
-                    self.apply(pk, &ready, exclusive)?;
-                    std::mem::swap(&mut ready, &mut next);
-                }
-                self.apply(pk, &ready, exclusive)?;
-                Ok(found)
-            })
+                    self.take_back(k, b, positions, &origins, exclusive, level, pending)?;
+                    Ok(found)
+                },
+            )
             .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 
-    /// What the predecessors of every position of side `k` in the working block of
-    /// canonical set `set` have in common (see [`Origins`]).
-    fn origins(&self, k: usize, set: Bitboard) -> Origins<'_> {
-        if self.sides.len() == 1 {
-            return Origins::Scattered;
+    /// Take back `positions` of side `k`, all in working block `b` and decided at
+    /// `level`, whose predecessors have `origins` in common; `exclusive` as for
+    /// [`Generator::apply`], `pending` the predecessors' side's buffer.
+    ///
+    /// Pipelined one position deep: the predecessors of a position are computed (and
+    /// their slots prefetched) before the previous position's predecessors are
+    /// updated, so that the cache misses overlap with the index arithmetic.
+    #[allow(clippy::too_many_arguments)]
+    fn take_back(
+        &self,
+        k: usize,
+        b: usize,
+        positions: impl Iterator<Item = (Bitboard, Bitboard)>,
+        origins: &Origins<'_>,
+        exclusive: bool,
+        level: u16,
+        pending: &mut Pending<'_>,
+    ) -> Result<(), GenerateError> {
+        let pk = self.other(k);
+        let symmetric = self.work.is_symmetric_block(b);
+        let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
+        for (us, them) in positions {
+            self.predecessors(k, us, them, symmetric, origins, &mut next);
+            self.apply(pk, &ready, exclusive, pending)?;
+            std::mem::swap(&mut ready, &mut next);
         }
+        self.apply(pk, &ready, exclusive, pending)
+    }
+
+    /// A sorted list of working indices cut by block: each block with the range of
+    /// the list in it.
+    fn groups(&self, list: &[u32]) -> Vec<(usize, std::ops::Range<usize>)> {
+        let mut groups = Vec::new();
+        let mut at = 0;
+        while at < list.len() {
+            let b = self.work.block_of(u64::from(list[at]));
+            let end = self.work.block(b).1.end;
+            let len = list[at..].partition_point(|&i| u64::from(i) < end);
+            groups.push((b, at..at + len));
+            at += len;
+        }
+        groups
+    }
+
+    /// Whether `slot` holds a position decided at `level`; a tentative win of that
+    /// level is confirmed.
+    #[inline]
+    fn confirm(&self, slot: &AtomicU32, level: u16) -> bool {
+        let v = value_of(slot.load(Relaxed));
+        if v == TENTATIVE | level {
+            // Counters of tentative wins still receive decrements (only their value is
+            // ignored), so confirm the win in a loop that keeps whatever counter the
+            // slot holds.
+            let _ = slot.fetch_update(Relaxed, Relaxed, |w| {
+                (value_of(w) == TENTATIVE | level).then(|| with_value(w, FINAL | level))
+            });
+            true
+        } else {
+            v == FINAL | level
+        }
+    }
+
+    /// Take back every position decided at `level` in a pair of one sector.
+    ///
+    /// A position's predecessors share its side to move's set and differ in the
+    /// opponent's, so in the stored order (by the side to move's set) they lie
+    /// anywhere in the sector. The positions decided at the level are therefore
+    /// numbered by the index of the position with the colours exchanged, whose block
+    /// is the opponent's set, and sorted: a block's positions, taken back together,
+    /// all reach the few blocks one move away from its set, and the moves back of that
+    /// set are located once per block (as for the flipped side of a pair of two
+    /// sectors).
+    fn propagate_transposed(&self, level: u16) -> Result<u64, GenerateError> {
+        let side = &self.sides[0];
+        let work = &self.work;
+        let words = side.words.as_slice();
+        let list = side.frontier.take(level);
+        let exchanged: Vec<Vec<u32>> = self
+            .groups(&list)
+            .into_par_iter()
+            .fold(Vec::new, |mut exchanged, (b, range)| {
+                for &i in &list[range] {
+                    if self.confirm(&words[i as usize], level) {
+                        let (us, them) = work.block_position(b, u64::from(i));
+                        exchanged.push(work.index(them, us) as u32);
+                    }
+                }
+                exchanged
+            })
+            .collect();
+        drop(list);
+        let mut list = Vec::with_capacity(exchanged.iter().map(Vec::len).sum());
+        for e in exchanged {
+            list.extend_from_slice(&e);
+        }
+        list.par_sort_unstable();
+        self.groups(&list).into_par_iter().try_for_each_init(
+            || Pending::new(&side.frontier),
+            |pending, (b, range)| {
+                let (set, _) = work.block(b);
+                // The opponent's set is the block's: it moved last.
+                let positions = list[range].iter().map(|&j| {
+                    let (them, us) = work.block_position(b, u64::from(j));
+                    (us, them)
+                });
+                self.take_back(
+                    0,
+                    b,
+                    positions,
+                    &self.moves_back(set),
+                    false,
+                    level,
+                    pending,
+                )
+            },
+        )?;
+        Ok(list.len() as u64)
+    }
+
+    /// What the predecessors of every position of side `k` in the working block of
+    /// canonical set `set` have in common (see [`Origins`]), in a pair of two
+    /// sectors.
+    fn origins(&self, k: usize, set: Bitboard) -> Origins<'_> {
         if !self.sides[k].flipped {
             // The flipped side moved last: the major side's set stays.
             let at = self.work.with_us(set);
@@ -708,8 +864,12 @@ impl Generator<'_> {
             });
             return Origins::Same(at, fast);
         }
-        // The major side moved last, from `set`: each of its moves back leads to one
-        // set, whatever the flipped side's pieces.
+        self.moves_back(set)
+    }
+
+    /// The moves back of a side that moved last and now has the canonical set `set`
+    /// ([`Origins::Moves`]): each leads to one set, whatever the other side's pieces.
+    fn moves_back(&self, set: Bitboard) -> Origins<'_> {
         let flies = self.flies(set);
         let moves_back = |pieces: Bitboard| {
             let mut moves = Vec::new();
@@ -767,9 +927,9 @@ impl Generator<'_> {
             SYMMETRY_COUNT as u16
         };
         let mut n = 0;
-        let mut push = |i: u64, block: usize| {
+        let mut push = |i: u64| {
             prefetch(words, i as usize);
-            batch.preds[n] = (i as u32, block as u32);
+            batch.preds[n] = i as u32;
             n += 1;
         };
         // The moves back of the side that moved last: to where it stands, from an
@@ -791,26 +951,20 @@ impl Generator<'_> {
                 };
                 for &(from, at) in moves.iter().chain(forfeited) {
                     if (from & us).is_empty() {
-                        push(at.index(us), at.block());
+                        push(at.index(us));
                     }
                 }
             }
-            Origins::Same(at, Some((map, mask, packed))) => {
+            Origins::Same(_, Some((map, mask, packed))) => {
                 let packed_them = compress(them.bits(), *mask);
                 for (to, from) in back {
                     let moved = (packed_them ^ packed[to.index()]) | packed[from.index()];
-                    push(map.index(rank(moved)), at.block());
+                    push(map.index(rank(moved)));
                 }
             }
             Origins::Same(at, None) => {
                 for (to, from) in back {
-                    push(at.index((them ^ to.bit()) | from.bit()), at.block());
-                }
-            }
-            Origins::Scattered => {
-                for (to, from) in back {
-                    let (i, block) = self.locate(pk, (them ^ to.bit()) | from.bit(), us);
-                    push(i, block);
+                    push(at.index((them ^ to.bit()) | from.bit()));
                 }
             }
         }
@@ -824,20 +978,26 @@ impl Generator<'_> {
     /// `exclusive`: no other thread updates these predecessors at this level, so a
     /// counter drops by a plain load and store instead of a locked subtraction (a
     /// locked instruction also keeps the later loads from overlapping its miss).
-    fn apply(&self, pk: usize, batch: &Batch, exclusive: bool) -> Result<(), GenerateError> {
+    fn apply(
+        &self,
+        pk: usize,
+        batch: &Batch,
+        exclusive: bool,
+        pending: &mut Pending<'_>,
+    ) -> Result<(), GenerateError> {
         let slots = self.sides[pk].words.as_slice();
         let preds = &batch.preds[..batch.len];
         let next = u32::from(batch.level) + 1;
         let weight = u32::from(batch.weight);
         let lost = batch.level.is_multiple_of(2);
         let mut words = [0u32; MAX_PREDECESSORS];
-        for (w, &(i, _)) in words.iter_mut().zip(preds) {
+        for (w, &i) in words.iter_mut().zip(preds) {
             *w = slots[i as usize].load(Relaxed);
         }
-        for (&(i, block), &w) in preds.iter().zip(&words) {
-            let (i, block) = (i as usize, block as usize);
+        for (&i, &w) in preds.iter().zip(&words) {
+            let i = i as usize;
             if lost {
-                self.mark_win(pk, i, block, next, w)?;
+                self.mark_win(pk, i, next, w, pending)?;
             } else {
                 let before = if exclusive {
                     // Not `w`: a position can be reached twice from one position.
@@ -848,7 +1008,7 @@ impl Generator<'_> {
                     slots[i].fetch_sub(weight << 16, Relaxed)
                 };
                 if before >> 16 == weight {
-                    self.mark_loss(pk, i, block, next, before)?;
+                    self.mark_loss(pk, i, next, before, pending)?;
                 }
             }
         }
@@ -868,9 +1028,9 @@ impl Generator<'_> {
         &self,
         k: usize,
         i: usize,
-        block: usize,
         dtm: u32,
         cur: u32,
+        pending: &mut Pending<'_>,
     ) -> Result<(), GenerateError> {
         let v = value_of(cur);
         if v & FINAL != 0 || (v & TENTATIVE != 0 && u32::from(v & TENTATIVE_MAX) <= dtm) {
@@ -879,7 +1039,7 @@ impl Generator<'_> {
         let level = self.check(dtm, FINAL_MAX, k)?;
         let side = &self.sides[k];
         side.words.as_slice()[i].store(with_value(cur, FINAL | level), Relaxed);
-        side.levels.insert(block, level);
+        pending.push(level, i);
         Ok(())
     }
 
@@ -890,9 +1050,9 @@ impl Generator<'_> {
         &self,
         k: usize,
         i: usize,
-        block: usize,
         at_least: u32,
         word: u32,
+        pending: &mut Pending<'_>,
     ) -> Result<(), GenerateError> {
         let v = value_of(word);
         if v & (FINAL | TENTATIVE | NO_LOSS) != 0 {
@@ -903,7 +1063,7 @@ impl Generator<'_> {
         // With the counter at zero no decrement comes any more, and at a level where
         // wins are confirmed no win is marked, so nothing else writes this slot now.
         self.sides[k].words.as_slice()[i].store(u32::from(FINAL | level), Relaxed);
-        self.sides[k].levels.insert(block, level);
+        pending.push(level, i);
         Ok(())
     }
 }

@@ -459,6 +459,14 @@ impl SectorIndex {
     /// # Panics
     /// If `index >= self.size()`.
     pub fn position(&self, index: u64) -> (Bitboard, Bitboard) {
+        self.block_position(self.block_of(index), index)
+    }
+
+    /// The block that index `index` lies in.
+    ///
+    /// # Panics
+    /// If `index >= self.size()`.
+    pub fn block_of(&self, index: u64) -> usize {
         assert!(index < self.size(), "index out of range");
         // The last block starting at or before `index`.
         let (mut lo, mut hi) = (0, self.sets.len() - 1);
@@ -470,8 +478,7 @@ impl SectorIndex {
                 hi = mid - 1;
             }
         }
-        let block = lo;
-        self.block_position(block, index)
+        lo
     }
 
     /// The representative position of an index known to lie in block `block`.
