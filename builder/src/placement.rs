@@ -39,6 +39,7 @@ use morris_engine::{
     Bitboard, Board, Captures, Color, Move, Point, Position, Protection, Rules, Setup,
     PIECES_PER_PLAYER, POINT_COUNT,
 };
+use morris_sys::prefetch;
 use morris_tablebase::combin::{compress, BINOM};
 use morris_tablebase::index::{SectorIndex, UsSet};
 use morris_tablebase::{PlacementSector, Sector, SectorId, SuccessorSector, Value, Wdl};
@@ -198,6 +199,7 @@ impl<'a> Solver<'a> {
         // position: their successors are `(them, us + p)`, indexed in `them`'s block
         // by the colex rank of `us + p` among the points outside `them`, computed for
         // every `p` at once.
+        let quiet_target = self.target(0)?;
         let empty = Bitboard::FULL & !(us | them);
         // The points where a piece of ours closes a mill: the third of each line of
         // which we hold two.
@@ -226,7 +228,7 @@ impl<'a> Solver<'a> {
                     let mover = *movers.captured[x.index()]
                         .get_or_insert_with(|| target.index.with_us(them & !x.bit()));
                     for c in closing {
-                        reads.push(1, mover.index(us | c.bit()));
+                        reads.push(target, 1, mover.index(us | c.bit()));
                     }
                 }
             }
@@ -259,7 +261,7 @@ impl<'a> Solver<'a> {
         {
             let j = (ours & ((1 << q) - 1)).count_ones() as usize;
             let rank = below[j] + BINOM[q][j + 1] + above[j];
-            reads.push(0, quiet.index_of_rank(rank));
+            reads.push(quiet_target, 0, quiet.index_of_rank(rank));
         }
         Ok(())
     }
@@ -309,7 +311,7 @@ impl<'a> Solver<'a> {
             Some(m) => *m.get_or_insert_with(|| target.index.with_us(next.us())),
             None => target.index.with_us(next.us()),
         };
-        reads.push(k, mover.index(next.them()));
+        reads.push(target, k, mover.index(next.them()));
         Ok(())
     }
 
@@ -323,6 +325,7 @@ impl<'a> Solver<'a> {
         reads: &Reads,
         values: &mut Vec<u16>,
     ) -> Result<(), PlacementError> {
+        // The entries were prefetched as they were listed; by now most are in cache.
         let mut start = 0;
         for (best, &end) in bests.iter_mut().zip(ends) {
             for &r in &reads.0[start..end] {
@@ -343,9 +346,12 @@ impl<'a> Solver<'a> {
 struct Reads(Vec<u64>);
 
 impl Reads {
+    /// List entry `index` of `target`, number `k`, and prefetch it: it is read when
+    /// the batch is finished ([`Solver::finish`]).
     #[inline]
-    fn push(&mut self, target: usize, index: u64) {
-        self.0.push(index << 2 | target as u64);
+    fn push(&mut self, target: &Target<'_>, k: usize, index: u64) {
+        prefetch(target.values, index as usize);
+        self.0.push(index << 2 | k as u64);
     }
 }
 
