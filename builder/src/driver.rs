@@ -644,6 +644,11 @@ fn placement_into(
 ) -> Result<Vec<SectorReport>, DriverError> {
     let (dir, rules) = (run.dir, run.rules);
     let mut reports = Vec::new();
+    // The successors decoded for the last sector solved. In the solving order a
+    // sector shares one of its two successors with the one before (`u-t` reaches
+    // `t-(u+1)`, and `u-(t+1)` reaches it by a capture), so that one is kept instead
+    // of being decoded again.
+    let mut deps: Vec<(SuccessorSector, ValueCopy)> = Vec::new();
     for &sector in sectors {
         let stats = match run.found(sector.into()) {
             Found::Good(f) => Some(f.header().stats),
@@ -670,9 +675,14 @@ fn placement_into(
             continue;
         }
         // Every successor's file was written (or found good) earlier in this run.
-        let mut deps: Vec<(SuccessorSector, ValueCopy)> = Vec::new();
-        for next in sector.successors(run.rules) {
-            deps.push((next, run.decoded(next.into())?));
+        // Those of the last sector it does not need go first, so that no more than
+        // one sector's successors are in memory.
+        let successors = sector.successors(run.rules);
+        deps.retain(|(t, _)| successors.contains(t));
+        for next in successors {
+            if !deps.iter().any(|(t, _)| *t == next) {
+                deps.push((next, run.decoded(next.into())?));
+            }
         }
         reporter.pair_started(rules, &[sector.into()], sector.size(rules.board()));
         reset_peak_memory();
@@ -680,7 +690,6 @@ fn placement_into(
         let lookup =
             |s: SuccessorSector| deps.iter().find(|(t, _)| *t == s).map(|(_, v)| v.values());
         let values = solve_placement(rules, sector, &lookup, reporter)?;
-        drop(deps);
         let time = clock.elapsed();
         reporter.phase("write", 0);
         let header = write_sector(dir, rules, sector, &values)?;
