@@ -751,8 +751,7 @@ impl Generator<'_> {
         }
         let side = &self.sides[k];
         let pk = self.other(k);
-        let words = side.words.as_slice();
-        let list = side.frontier.take(level, words.len());
+        let list = side.frontier.take(level, side.words.as_slice().len());
         // Counted per block: one shared counter would bounce between the threads.
         self.groups(&list)
             .into_par_iter()
@@ -763,17 +762,10 @@ impl Generator<'_> {
                     // Only this task updates the predecessors of a major-side block: they
                     // all lie in the flipped side's block of the same number.
                     let exclusive = matches!(origins, Origins::Same(..));
-                    let mut found = 0;
-                    self.decode(b, &list[range], decoded);
-                    let positions = decoded
-                        .iter()
-                        .filter(|&&(i, ..)| self.confirm(&words[i as usize], level))
-                        .map(|&(_, x, y)| {
-                            found += 1;
-                            self.laid_out(k, x, y)
-                        });
+                    self.decode_decided(k, b, &list[range], level, decoded);
+                    let positions = decoded.iter().map(|&(_, x, y)| self.laid_out(k, x, y));
                     self.take_back(k, b, positions, &origins, exclusive, level, pending)?;
-                    Ok(found)
+                    Ok(decoded.len() as u64)
                 },
             )
             .try_reduce(|| 0, |a, b| Ok(a + b))
@@ -833,6 +825,22 @@ impl Generator<'_> {
         }
     }
 
+    /// As [`Generator::decode`], the listed positions of side `k` in block `b` that
+    /// are still decided at `level` (see [`Frontier`]), tentative wins of the level
+    /// confirmed.
+    fn decode_decided(
+        &self,
+        k: usize,
+        b: usize,
+        entries: &[u32],
+        level: u16,
+        out: &mut Vec<(u32, Bitboard, Bitboard)>,
+    ) {
+        let words = self.sides[k].words.as_slice();
+        self.decode(b, entries, out);
+        out.retain(|&(i, ..)| self.confirm(&words[i as usize], level));
+    }
+
     /// A sorted list of working indices cut by block: each block with the range of
     /// the list in it.
     fn groups(&self, list: &[u32]) -> Vec<(usize, std::ops::Range<usize>)> {
@@ -887,11 +895,9 @@ impl Generator<'_> {
             .fold(
                 || (Vec::new(), Vec::new()),
                 |(mut exchanged, mut decoded), (b, range)| {
-                    self.decode(b, &list[range], &mut decoded);
-                    for &(i, us, them) in &decoded {
-                        if self.confirm(&words[i as usize], level) {
-                            exchanged.push(work.index(them, us) as u32);
-                        }
+                    self.decode_decided(0, b, &list[range], level, &mut decoded);
+                    for &(_, us, them) in &decoded {
+                        exchanged.push(work.index(them, us) as u32);
                     }
                     (exchanged, decoded)
                 },

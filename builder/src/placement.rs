@@ -176,14 +176,14 @@ impl<'a> Solver<'a> {
     ) -> Result<(), PlacementError> {
         // The opponent's hand is empty (our last placement ends the placing phase).
         let last = self.sector.them_hand == 0;
-        let quiet = match movers.quiet {
-            Some(q)
+        let (quiet, quiet_target) = match (movers.quiet, &self.targets[0]) {
+            (Some(q), Some(target))
                 if self.classic_protection
                     && q.is_canonical()
                     && (!last || (them.count() >= 3 && us.count() >= 2))
                     && !(self.per_mill && closes_two_mills(us, them)) =>
             {
-                q
+                (q, target)
             }
             _ => {
                 let pos = self.position(us, them)?;
@@ -199,7 +199,6 @@ impl<'a> Solver<'a> {
         // position: their successors are `(them, us + p)`, indexed in `them`'s block
         // by the colex rank of `us + p` among the points outside `them`, computed for
         // every `p` at once.
-        let quiet_target = self.target(0)?;
         let empty = Bitboard::FULL & !(us | them);
         // The points where a piece of ours closes a mill: the third of each line of
         // which we hold two.
