@@ -97,8 +97,8 @@ fn closes_two_mills(us: Bitboard, them: Bitboard) -> bool {
     let (mut once, mut twice) = (Bitboard::EMPTY, Bitboard::EMPTY);
     for &m in MILLS.iter().filter(|&&m| (us & m).count() == 2) {
         let third = m & !us;
-        twice = twice | (once & third);
-        once = once | third;
+        twice |= once & third;
+        once |= third;
     }
     !(twice & !(us | them)).is_empty()
 }
