@@ -4,6 +4,7 @@
 
 use morris_sys::HugePages;
 use morris_tablebase::file::decode_byte;
+use rayon::prelude::*;
 use std::io;
 
 /// The raw values of a sector (one `u16` a position), in huge pages.
@@ -20,9 +21,15 @@ impl ValueCopy {
     pub fn decode(codes: &[u8]) -> io::Result<ValueCopy> {
         let mut pages = HugePages::zeroed(codes.len() * 2)?;
         let values = bytemuck::cast_slice_mut::<u8, u16>(&mut pages[..codes.len() * 2]);
-        for (v, &c) in values.iter_mut().zip(codes) {
-            *v = decode_byte(c).0;
-        }
+        let table: [u16; 256] = std::array::from_fn(|c| decode_byte(c as u8).0);
+        values
+            .par_chunks_mut(1 << 16)
+            .zip(codes.par_chunks(1 << 16))
+            .for_each(|(values, codes)| {
+                for (v, &c) in values.iter_mut().zip(codes) {
+                    *v = table[usize::from(c)];
+                }
+            });
         Ok(ValueCopy {
             pages,
             len: codes.len(),

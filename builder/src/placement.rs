@@ -42,7 +42,7 @@ use morris_engine::{
 use morris_sys::prefetch;
 use morris_tablebase::combin::{compress, BINOM};
 use morris_tablebase::index::{SectorIndex, UsSet};
-use morris_tablebase::{PlacementSector, Sector, SectorId, SuccessorSector, Value, Wdl};
+use morris_tablebase::{PlacementSector, Sector, SectorId, SuccessorSector, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::Arc;
@@ -325,11 +325,26 @@ impl<'a> Solver<'a> {
         values: &mut Vec<u16>,
     ) -> Result<(), PlacementError> {
         // The entries were prefetched as they were listed; by now most are in cache.
+        // An entry beyond its target reads as the undefined value, and a position
+        // that met one is read again the checked way for the error.
+        let tables: [&[u16]; 3] =
+            std::array::from_fn(|k| self.targets[k].as_ref().map_or(&[][..], |t| t.values));
         let mut start = 0;
         for (best, &end) in bests.iter_mut().zip(ends) {
+            let mut key = best.key;
             for &r in &reads.0[start..end] {
-                best.add(read(self.target((r & 3) as usize)?, (r >> 2) as usize)?);
+                let raw = tables[(r & 3) as usize]
+                    .get((r >> 2) as usize)
+                    .copied()
+                    .unwrap_or(UNSOLVED);
+                key = key.max(Best::key(raw));
             }
+            if key >= Best::MALFORMED {
+                for &r in &reads.0[start..end] {
+                    read(self.target((r & 3) as usize)?, (r >> 2) as usize)?;
+                }
+            }
+            best.key = key;
             start = end;
             values.push(match best.over {
                 Some(v) => v.0,
@@ -359,20 +374,45 @@ impl Reads {
 struct Best {
     /// The position itself is over: its value, whatever the successors.
     over: Option<Value>,
-    /// Distances in u32: a corrupt successor's value must not overflow.
-    best_win: Option<u32>,
-    worst_loss: u32,
-    draw: bool,
+    /// The greatest [`Best::key`] of the successors seen, 0 for none.
+    key: u32,
 }
 
 impl Best {
-    fn add(&mut self, v: Value) {
-        let d = v.dtm().map_or(0, u32::from);
-        match v.wdl() {
-            Wdl::Loss => self.best_win = Some(self.best_win.map_or(d + 1, |b| b.min(d + 1))),
-            Wdl::Draw => self.draw = true,
-            Wdl::Win => self.worst_loss = self.worst_loss.max(d + 1),
+    /// The key of a successor whose value is the undefined raw value: above every
+    /// other.
+    const MALFORMED: u32 = 0x4_0000;
+
+    /// A successor's raw value (for its own side to move) as a key that orders the
+    /// moves to it from worst to best for the side that makes them: a loss in `d + 1`
+    /// for a successor won in `d` (the longer the better), then a draw, then a win in
+    /// `d + 1` for one lost in `d` (the shorter the better). A decided value whose
+    /// distance is not known counts as distance 0. Computed without a branch on the
+    /// result, which is what varies from one successor to the next.
+    #[inline]
+    fn key(raw: u16) -> u32 {
+        let field = u32::from(raw & 0x7FFF);
+        let inverted = u32::from(raw >> 15);
+        if field == 0 {
+            return if inverted == 0 {
+                0x2_0000
+            } else {
+                Best::MALFORMED
+            };
         }
+        let d = field - 1;
+        let plies = if d <= u32::from(Value::MAX_DTM) { d } else { 0 } + 1;
+        // The successor's side to move wins exactly when the parity and the
+        // inversion disagree.
+        if (d & 1) != inverted {
+            0x1_0000 + plies
+        } else {
+            0x3_FFFF - plies
+        }
+    }
+
+    fn add(&mut self, v: Value) {
+        self.key = self.key.max(Best::key(v.0));
     }
 
     fn value(&self, sector: PlacementSector) -> Result<Value, PlacementError> {
@@ -382,12 +422,18 @@ impl Best {
                 .filter(|&d| d <= Value::MAX_DTM)
                 .ok_or(PlacementError::DtmOverflow(d, sector))
         };
-        Ok(match self.best_win {
-            Some(d) => Value::win(fit(d)?),
-            None if self.draw => Value::DRAW,
+        Ok(match self.key {
             // No legal move at all cannot happen with a piece in hand and a free point;
             // it would read as a loss now.
-            None => Value::loss(fit(self.worst_loss)?),
+            0 => Value::loss(0),
+            k if k < 0x2_0000 => Value::loss(fit(k - 0x1_0000)?),
+            0x2_0000 => Value::DRAW,
+            k if k < Best::MALFORMED => Value::win(fit(0x3_FFFF - k)?),
+            _ => {
+                return Err(PlacementError::Inconsistent(
+                    "an undefined value was taken as a successor's".into(),
+                ))
+            }
         })
     }
 }
@@ -567,6 +613,7 @@ pub fn solve_game<'a>(
 mod tests {
     use super::*;
     use crate::progress::Silent;
+    use morris_tablebase::Wdl;
 
     fn sector(text: &str) -> PlacementSector {
         text.parse().expect("a placement sector")
@@ -582,6 +629,61 @@ mod tests {
             .find(|(t, _)| *t == s)
             .map(|(_, v)| v.as_slice())
             .expect("solved")
+    }
+
+    /// The best of successors the way it was first written: a win in one more than
+    /// the quickest lost successor, else a draw, else a loss in one more than the
+    /// slowest won one (distances unknown counting as 0).
+    fn reference(children: &[u16]) -> Option<Value> {
+        let (mut win, mut loss, mut draw) = (None::<u32>, 0u32, false);
+        for &c in children {
+            let v = Value(c);
+            let d = v.dtm().map_or(0, u32::from);
+            match v.wdl() {
+                Wdl::Loss => win = Some(win.map_or(d + 1, |w| w.min(d + 1))),
+                Wdl::Draw => draw = true,
+                Wdl::Win => loss = loss.max(d + 1),
+            }
+        }
+        let fit = |d: u32| u16::try_from(d).ok().filter(|&d| d <= Value::MAX_DTM);
+        match win {
+            Some(d) => fit(d).map(Value::win),
+            None if draw => Some(Value::DRAW),
+            None => fit(loss).map(Value::loss),
+        }
+    }
+
+    #[test]
+    fn the_best_successor_by_key_is_the_best_by_value() {
+        // Every raw value alone, and every pair of values from the ends of the ranges
+        // and around the inverted bit.
+        let sector = sector("4-4+1-1");
+        let best_of = |children: &[u16]| {
+            let mut best = Best::default();
+            for &c in children {
+                best.add(Value(c));
+            }
+            best.value(sector).ok()
+        };
+        assert_eq!(best_of(&[]), Some(Value::loss(0)));
+        for raw in 0..=u16::MAX {
+            if raw != UNSOLVED {
+                assert_eq!(best_of(&[raw]), reference(&[raw]), "{raw:#06x}");
+            }
+        }
+        let some: Vec<u16> = (0..40)
+            .chain(0x7FF8..0x8000)
+            .chain(0x8001..0x8028)
+            .chain(0xFFF8..=0xFFFF)
+            .collect();
+        for &a in &some {
+            for &b in &some {
+                assert_eq!(best_of(&[a, b]), reference(&[a, b]), "{a:#06x} {b:#06x}");
+                assert_eq!(best_of(&[a, b, 0x8005]), reference(&[a, b, 0x8005]));
+            }
+        }
+        // The undefined value is no successor's.
+        assert!(best_of(&[3, UNSOLVED]).is_none());
     }
 
     #[test]

@@ -346,7 +346,14 @@ pub struct CompactFile {
     header: CompactHeader,
     blocks: BlockFile,
     board: OnceLock<Arc<SectorIndex>>,
+    /// Every code's value as the header allows it, [`NOT_ALLOWED`] where it does not
+    /// (looked up for every entry a file decodes or checks).
+    values: [u16; 256],
 }
+
+/// In [`CompactFile`]'s table of codes, a code the header rules out: the one raw
+/// value the encoding leaves undefined.
+const NOT_ALLOWED: u16 = 0x8000;
 
 impl CompactFile {
     /// Open the compact file of `rules`, `sector` and `kind` at `path`, checking its
@@ -367,6 +374,7 @@ impl CompactFile {
             header,
             blocks: BlockFile::new(path, file, header.layout(), cache),
             board: OnceLock::new(),
+            values: code_values(&header),
         })
     }
 
@@ -517,29 +525,26 @@ impl CompactFile {
     }
 
     /// The value of a stored code, if the header allows it.
+    #[inline]
     fn decode(&self, code: u8) -> Option<Value> {
-        let s = &self.header.stats;
-        let (value, dtm_limit) = match self.header.kind {
-            Kind::Wdl => {
-                let wdl = match code {
-                    0 => Wdl::Loss,
-                    1 => Wdl::Draw,
-                    2 => Wdl::Win,
-                    _ => return None,
-                };
-                (Value::wdl_only(wdl), None)
-            }
-            Kind::Dtm => {
-                let v = decode_byte(code);
-                (v, v.dtm())
-            }
-        };
-        let fits = match (value.wdl(), dtm_limit) {
-            (Wdl::Win, d) => s.wins > 0 && d.is_none_or(|d| d <= s.longest_win),
-            (Wdl::Loss, d) => s.losses > 0 && d.is_none_or(|d| d <= s.longest_loss),
-            (Wdl::Draw, _) => s.draws > 0,
-        };
-        fits.then_some(value)
+        let v = self.values[usize::from(code)];
+        (v != NOT_ALLOWED).then_some(Value(v))
+    }
+
+    /// The error of the first code of `codes` (entries from `first` on) that the
+    /// header rules out, if there is one.
+    fn first_implausible(&self, first: u64, codes: &[u8]) -> Result<(), FileError> {
+        // Every code looked up without a branch; the one found, if any, located after.
+        let bad = codes.iter().fold(false, |bad, &c| {
+            bad | (self.values[usize::from(c)] == NOT_ALLOWED)
+        });
+        match codes.iter().position(|&c| self.decode(c).is_none()) {
+            Some(i) if bad => Err(self.error(Problem::Implausible {
+                index: first + i as u64,
+                entries: self.header.entries,
+            })),
+            _ => Ok(()),
+        }
     }
 
     /// Every block's stored codes in turn, checked, handed to `each` with the first
@@ -574,14 +579,16 @@ impl CompactFile {
             .into_par_iter()
             .map(|b| {
                 let first = b * self.header.block();
+                let codes = self.load_block(b)?;
+                self.first_implausible(first, &codes)?;
+                // Counted by code, then each code's count added once.
+                let mut counts = [0u64; 256];
+                for &c in &codes {
+                    counts[usize::from(c)] += 1;
+                }
                 let mut stats = SectorStats::default();
-                for (i, &c) in self.load_block(b)?.iter().enumerate() {
-                    stats.add(self.decode(c).ok_or_else(|| {
-                        self.error(Problem::Implausible {
-                            index: first + i as u64,
-                            entries: self.header.entries,
-                        })
-                    })?);
+                for (c, &n) in counts.iter().enumerate().filter(|(_, &n)| n > 0) {
+                    stats.add_many(Value(self.values[c]), n);
                 }
                 Ok(stats)
             })
@@ -632,17 +639,17 @@ impl CompactFile {
             .try_for_each(|(b, out)| {
                 let first = (b * block) as u64;
                 let stored = self.load_block(b as u64)?;
-                for (i, (code, &c)) in out.iter_mut().zip(stored.iter()).enumerate() {
-                    let v = self.decode(c).ok_or_else(|| {
-                        self.error(Problem::Implausible {
-                            index: first + i as u64,
-                            entries: self.header.entries,
-                        })
-                    })?;
-                    *code = match self.header.kind {
-                        Kind::Dtm => c,
-                        Kind::Wdl => stand_in(v.wdl()),
-                    };
+                self.first_implausible(first, &stored)?;
+                if stored.len() != out.len() {
+                    return Err(self.blocks.damaged(b as u64));
+                }
+                match self.header.kind {
+                    Kind::Dtm => out.copy_from_slice(&stored),
+                    Kind::Wdl => {
+                        for (code, &c) in out.iter_mut().zip(stored.iter()) {
+                            *code = STAND_INS[usize::from(c & 3)];
+                        }
+                    }
                 }
                 Ok(())
             })?;
@@ -681,13 +688,42 @@ fn unpack_codes(packed: &[u8], len: usize) -> Option<Vec<u8>> {
 }
 
 /// The code of a raw file (encoding 2) that stands for a result without its distance
-/// in [`CompactFile::raw_codes`]: a loss in 0, a draw, a win in 1.
-fn stand_in(wdl: Wdl) -> u8 {
-    match wdl {
-        Wdl::Loss => 1,
-        Wdl::Draw => 0,
-        Wdl::Win => 2,
+/// in [`CompactFile::raw_codes`], by the code of a `.wdl` file (loss, draw, win): a
+/// loss in 0, a draw, a win in 1 (the fourth code is no result).
+const STAND_INS: [u8; 4] = [1, 0, 2, 0];
+
+/// The value each code of a file of `header` stands for, [`NOT_ALLOWED`] where the
+/// header rules the code out (a result the sector does not hold, a distance beyond
+/// its longest, or a code of no value).
+fn code_values(header: &CompactHeader) -> [u16; 256] {
+    let s = &header.stats;
+    let mut table = [NOT_ALLOWED; 256];
+    for (code, slot) in table.iter_mut().enumerate() {
+        let (value, dtm_limit) = match header.kind {
+            Kind::Wdl => {
+                let wdl = match code {
+                    0 => Wdl::Loss,
+                    1 => Wdl::Draw,
+                    2 => Wdl::Win,
+                    _ => continue,
+                };
+                (Value::wdl_only(wdl), None)
+            }
+            Kind::Dtm => {
+                let v = decode_byte(code as u8);
+                (v, v.dtm())
+            }
+        };
+        let fits = match (value.wdl(), dtm_limit) {
+            (Wdl::Win, d) => s.wins > 0 && d.is_none_or(|d| d <= s.longest_win),
+            (Wdl::Loss, d) => s.losses > 0 && d.is_none_or(|d| d <= s.longest_loss),
+            (Wdl::Draw, _) => s.draws > 0,
+        };
+        if fits && value.is_well_formed() {
+            *slot = value.0;
+        }
     }
+    table
 }
 
 /// A sector's compact files: either or both.

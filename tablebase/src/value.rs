@@ -217,16 +217,24 @@ impl SectorStats {
 
     /// Count one more position of value `v`.
     pub fn add(&mut self, v: Value) {
-        self.positions += 1;
+        self.add_many(v, 1);
+    }
+
+    /// Count `n` more positions of value `v` (none: nothing changes).
+    pub fn add_many(&mut self, v: Value, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.positions += n;
         let d = v.dtm().unwrap_or(0);
         match v.wdl() {
-            Wdl::Draw => self.draws += 1,
+            Wdl::Draw => self.draws += n,
             Wdl::Win => {
-                self.wins += 1;
+                self.wins += n;
                 self.longest_win = self.longest_win.max(d);
             }
             Wdl::Loss => {
-                self.losses += 1;
+                self.losses += n;
                 self.longest_loss = self.longest_loss.max(d);
             }
         }
