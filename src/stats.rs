@@ -38,6 +38,12 @@ pub struct Args {
     /// bits a position.
     #[arg(long, conflicts_with_all = ["json", "longest"])]
     sizes: bool,
+
+    /// Rank the movement sectors by their stay class (the rank of a sector pair in
+    /// the draw classes, docs/CLASSES.md), computed from the counts of the sector
+    /// and its swapped partner, best for the side to move first.
+    #[arg(long, conflicts_with_all = ["json", "longest", "sizes", "by_placements"])]
+    stay_classes: bool,
 }
 
 /// Run the command.
@@ -67,6 +73,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         sizes(&tb, &rows, args.by_placements);
         return Ok(());
     }
+    if args.stay_classes {
+        stay_classes(&rows);
+        return Ok(());
+    }
     if args.json {
         let array: Vec<serde_json::Value> = rows
             .iter()
@@ -80,6 +90,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 if let (SectorId::Placement(p), Some(o)) = (s, row.as_object_mut()) {
                     o.insert("us_hand".into(), p.us_hand.into());
                     o.insert("them_hand".into(), p.them_hand.into());
+                }
+                if let (Some((stay, _)), Some(o)) = (stay_class(&rows, *v, *s), row.as_object_mut())
+                {
+                    o.insert("stay_class".into(), stay.into());
                 }
                 row
             })
@@ -132,6 +146,58 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The stay class of movement sector `s` and the expected score of the side to move
+/// over its pair, where the swapped sector's counts are there too.
+fn stay_class(
+    rows: &[(morris_engine::Rules, SectorId, SectorStats)],
+    variant: morris_engine::Rules,
+    s: SectorId,
+) -> Option<(i8, f64)> {
+    let SectorId::Movement(m) = s else {
+        return None;
+    };
+    let counts = |t: SectorId| {
+        rows.iter()
+            .find(|(v, u, _)| *v == variant && *u == t)
+            .map(|r| r.2)
+    };
+    let (own, swapped) = (counts(s)?, counts(m.swapped().into())?);
+    let total = (own.positions + swapped.positions) as f64;
+    let score = (own.wins + swapped.losses) as f64 + (own.draws + swapped.draws) as f64 / 2.0;
+    Some((
+        morris_tablebase::classes::stay_class(&own, &swapped),
+        if total > 0.0 { score / total } else { 0.5 },
+    ))
+}
+
+/// Per variant, the movement sectors ranked by stay class, best first.
+fn stay_classes(rows: &[(morris_engine::Rules, SectorId, SectorStats)]) {
+    outln!(
+        "{:<10} {:>6} {:>6} {:>8} {:>13}",
+        "variant",
+        "sector",
+        "stay",
+        "score",
+        "draws"
+    );
+    for variant in morris_engine::Rules::table_games() {
+        let mut ranked: Vec<(i8, f64, SectorId, u64)> = rows
+            .iter()
+            .filter(|r| r.0 == variant)
+            .filter_map(|(_, s, st)| {
+                stay_class(rows, variant, *s).map(|(c, e)| (c, e, *s, st.draws))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        for (stay, score, s, draws) in ranked {
+            outln!(
+                "{:<10} {s:>6} {stay:>+6} {score:>8.3} {draws:>13}",
+                variant.table_name()
+            );
+        }
+    }
 }
 
 /// The headings of the columns [`counts`] prints.

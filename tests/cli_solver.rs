@@ -587,6 +587,36 @@ fn every_command_ends_a_game_at_its_third_repetition() {
 }
 
 #[test]
+fn stats_ranks_the_movement_sectors_by_stay_class() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    ok(&[
+        "generate",
+        "--sector",
+        "4-3",
+        "--no-classes",
+        "--tb",
+        path(&dir),
+    ]);
+    let out = ok(&["stats", "--stay-classes", "--tb", path(&dir)]);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // The side with three, which flies, scores 51.0% over 3-4 and 4-3 (the counts of
+    // RESULTS.md): +2 for it, -2 for the side with four; 3-3 is even.
+    assert_eq!(
+        rows,
+        [
+            ["standard", "3-4", "+2", "0.510", "658117"],
+            ["standard", "3-3", "+0", "0.500", "269"],
+            ["standard", "4-3", "-2", "0.490", "681906"],
+        ],
+        "{out}"
+    );
+}
+
+#[test]
 fn stats_json_has_the_published_three_against_three_counts() {
     let dir = three_three();
     let out = ok(&["stats", "--json", "--tb", path(&dir)]);
@@ -605,6 +635,7 @@ fn stats_json_has_the_published_three_against_three_counts() {
         "losses",
         "longest_win",
         "longest_loss",
+        "stay_class",
     ];
     for f in fields {
         assert!(row.get(f).is_some(), "{f} missing: {row}");
@@ -618,6 +649,8 @@ fn stats_json_has_the_published_three_against_three_counts() {
         (169_626, 140_621, 269, 28_736)
     );
     assert_eq!((n("longest_win"), n("longest_loss")), (25, 26));
+    // A pair of equal material: the stay class is 0 by definition.
+    assert_eq!(row["stay_class"], 0);
 
     let empty = tempfile::tempdir().unwrap();
     let out = ok(&["stats", "--json", "--tb", path(&empty)]);
