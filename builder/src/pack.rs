@@ -38,16 +38,21 @@ pub fn block_log2(kind: Kind, sector: SectorId) -> u8 {
 /// Blocks compressed in parallel before they are written in order.
 const BATCH: usize = 64;
 
-/// The zstd level `morris pack` uses for a kind unless told otherwise. `.dtm`
-/// files: measured (Standard 7-7 and 6-8+2-1, sampled), level 13 writes them within
-/// 0.5% of level 19's size in half its time. `.wdl` files, their codes packed four a
-/// byte: level 13 (Standard 6-6, 6-7, 7-6, every 40th block) comes within 1% of
-/// level 16 at half its time, and within 4-13% of the size of one code a byte at
-/// level 16 in a seventh to a ninth of its time.
+/// The zstd level `morris pack` (and `generate --compact`) uses for a kind unless
+/// told otherwise: 12 for both. Measured on the complete six-piece Standard game
+/// (`morris pack --estimate 8 --threads 1`, every 8th block), level 12 packs both
+/// kinds in 0.61 of level 13's time (14.1 s against 23.2 s), the `.wdl` files 0.9%
+/// and the `.dtm` files 1.1% larger; level 11 took half as long again but its
+/// `.dtm` files came out 4.3% larger than level 13's (Standard 5-6+1-0 and 6-6).
+/// Level 13 in turn writes `.dtm` files within 0.5% of level 19's size in half its
+/// time (Standard 7-7 and 6-8+2-1, sampled), and `.wdl` files, their codes packed
+/// four a byte, within 1% of level 16 at half its time and within 4-13% of the size
+/// of one code a byte at level 16 in a seventh to a ninth of its time (Standard 6-6,
+/// 6-7, 7-6, every 40th block).
 pub const fn default_level(kind: Kind) -> i32 {
     match kind {
-        Kind::Wdl => 13,
-        Kind::Dtm => 13,
+        Kind::Wdl => 12,
+        Kind::Dtm => 12,
     }
 }
 
