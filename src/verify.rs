@@ -268,13 +268,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .variant
         .with_rules(args.rules.as_deref())
         .map_err(|e| anyhow::anyhow!(e))?;
-    // With --sector, only the files those sectors' check reads.
+    // With --sector, only the files those sectors' check reads, and those that the
+    // sectors read read in turn: a successor whose file holds no values (a sparse
+    // set) is found from its own successors.
     let needed = |s: SectorId| {
         args.sector.is_empty()
-            || args
-                .sector
-                .iter()
-                .any(|&t| variants.iter().any(|&v| reads(v, t).contains(&s)))
+            || args.sector.iter().any(|&t| {
+                variants.iter().any(|&v| {
+                    reads(v, t)
+                        .iter()
+                        .any(|&u| u == s || reads(v, u).contains(&s))
+                })
+            })
     };
     let mut good = Good {
         raw: HashMap::new(),

@@ -241,6 +241,36 @@ fn verify_full_checks_a_one_sided_set() {
     );
 }
 
+/// A sparse set: a sector checked alone (`--sector`) whose capture leads to a sector
+/// whose `.wdl` file holds no values is checked through that sector's successors,
+/// which the check reads too (it used to read the empty file's values out of bounds
+/// and panic).
+#[test]
+fn verify_full_of_one_sector_of_a_sparse_set() {
+    let (raw, _) = sets();
+    let sparse = tempfile::tempdir().expect("a temporary directory");
+    morris([
+        "pack",
+        "--tb",
+        s(raw),
+        "--out",
+        s(sparse.path()),
+        "--level",
+        "3",
+        "--distances",
+        "sparse",
+    ])
+    .ok();
+    // Captures from 4-4 lead to 3-4, whose values a sparse set leaves out.
+    assert!(sector("3-4").distances_derived(Variant::Standard));
+    let out = verify(sparse.path(), &["--full", "--sector", "4-4"]).ok();
+    assert!(
+        out.contains("standard 4-4 dtm: all 3225597 values agree with their successors"),
+        "{out}"
+    );
+    assert!(out.contains("every value of 1 sector verified"), "{out}");
+}
+
 /// Raw files for the movement sectors, compact files for the placement sectors: every
 /// file is verified, the compact ones too.
 #[test]

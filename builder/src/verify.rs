@@ -221,7 +221,22 @@ fn recompute_sector<'a>(
 ) -> Result<Mismatches, VerifyError> {
     let missing = VerifyError::Missing;
     let own = values(sector).ok_or(missing(sector))?;
-    let copy = |s: Sector, v: &[u8]| ValueCopy::decode(v).map_err(|e| VerifyError::Memory(s, e));
+    // A successor's values must be the whole sector's: none (a file without values)
+    // is a missing sector, another length a bug, never an index out of bounds.
+    let copy = |s: Sector, v: &[u8]| {
+        let size = SectorId::from(s).index(rules.board()).size();
+        if v.len() as u64 != size {
+            return Err(if v.is_empty() {
+                missing(s)
+            } else {
+                VerifyError::Inconsistent(format!(
+                    "sector {s} has {} entries, expected {size}",
+                    v.len()
+                ))
+            });
+        }
+        ValueCopy::decode(v).map_err(|e| VerifyError::Memory(s, e))
+    };
     let swapped = copy(
         sector.swapped(),
         values(sector.swapped()).ok_or(missing(sector.swapped()))?,
@@ -622,8 +637,11 @@ pub fn check_sector<'a>(
                 .all(|t| source(t).is_some_and(|f| f.stored() == Stored::Values));
         if derived {
             codes.insert(s, Cow::Owned(derive_codes(rules, s, file, &source)?));
-        } else if let Ok(c) = file.codes() {
-            codes.insert(s, c);
+        } else if s == sector || file.stored() != Stored::Nothing {
+            // (A successor's file without values gives nothing to read: missing.)
+            if let Ok(c) = file.codes() {
+                codes.insert(s, c);
+            }
         }
     }
     recompute(rules, sector, &codes, own.stored(), progress, None)
@@ -675,6 +693,7 @@ fn derive_with_progress<'a>(
     let mut codes: HashMap<SectorId, Cow<'a, [u8]>> = HashMap::new();
     for s in reads(rules, sector) {
         let file = if s == sector { Some(own) } else { source(s) };
+        let file = file.filter(|f| s == sector || f.stored() != Stored::Nothing);
         if let Some(c) = file.and_then(|f| f.codes().ok()) {
             codes.insert(s, c);
         }
@@ -1031,6 +1050,33 @@ mod tests {
         assert!(
             matches!(err, Err(VerifyError::Missing(s)) if s == Sector::new(3, 3).expect("a sector"))
         );
+        // A successor given without values (a file that holds none) is missing too,
+        // and one of the wrong length is refused: neither is read out of bounds.
+        let three = Sector::new(3, 3).expect("a sector");
+        for short in [0, 7] {
+            let some = vec![0u8; short];
+            let lookup = |s: Sector| {
+                if s == three {
+                    Some(some.as_slice())
+                } else {
+                    without
+                        .iter()
+                        .find(|(t, _)| *t == s)
+                        .map(|(_, v)| v.as_slice())
+                }
+            };
+            let err = verify_sector(
+                Rules::STANDARD,
+                Sector::new(3, 4).expect("a sector"),
+                &lookup,
+                Stored::Values,
+                &|_| {},
+            );
+            match short {
+                0 => assert!(matches!(err, Err(VerifyError::Missing(s)) if s == three)),
+                _ => assert!(matches!(err, Err(VerifyError::Inconsistent(_))), "{err:?}"),
+            }
+        }
     }
 
     /// The codes in raw form: a `.dtm` file's as the raw file stores them, a `.wdl`
