@@ -1029,35 +1029,15 @@ mod tests {
     #[test]
     fn a_missing_sector_is_named() {
         let all = solved(Rules::STANDARD);
-        let without: Vec<_> = all
-            .into_iter()
-            .filter(|(s, _)| s.us != 3 || s.them != 3)
-            .collect();
-        let lookup = |s: Sector| {
-            without
-                .iter()
-                .find(|(t, _)| *t == s)
-                .map(|(_, v)| v.as_slice())
-        };
-        // Captures from 3-4 leave 3 against 3.
-        let err = verify_sector(
-            Rules::STANDARD,
-            Sector::new(3, 4).expect("a sector"),
-            &lookup,
-            Stored::Values,
-            &|_| {},
-        );
-        assert!(
-            matches!(err, Err(VerifyError::Missing(s)) if s == Sector::new(3, 3).expect("a sector"))
-        );
-        // A successor given without values (a file that holds none) is missing too,
-        // and one of the wrong length is refused: neither is read out of bounds.
         let three = Sector::new(3, 3).expect("a sector");
-        for short in [0, 7] {
-            let some = vec![0u8; short];
+        let without: Vec<_> = all.into_iter().filter(|(s, _)| *s != three).collect();
+        // Captures from 3-4 leave 3 against 3, given as `three_three`: absent, empty
+        // (a file that holds no values) or of the wrong length. It is missing in the
+        // first two cases, refused in the third, and never read out of bounds.
+        let check = |three_three: Option<&[u8]>| {
             let lookup = |s: Sector| {
                 if s == three {
-                    Some(some.as_slice())
+                    three_three
                 } else {
                     without
                         .iter()
@@ -1065,18 +1045,13 @@ mod tests {
                         .map(|(_, v)| v.as_slice())
                 }
             };
-            let err = verify_sector(
-                Rules::STANDARD,
-                Sector::new(3, 4).expect("a sector"),
-                &lookup,
-                Stored::Values,
-                &|_| {},
-            );
-            match short {
-                0 => assert!(matches!(err, Err(VerifyError::Missing(s)) if s == three)),
-                _ => assert!(matches!(err, Err(VerifyError::Inconsistent(_))), "{err:?}"),
-            }
-        }
+            let four = Sector::new(3, 4).expect("a sector");
+            verify_sector(Rules::STANDARD, four, &lookup, Stored::Values, &|_| {})
+        };
+        assert!(matches!(check(None), Err(VerifyError::Missing(s)) if s == three));
+        assert!(matches!(check(Some(&[])), Err(VerifyError::Missing(s)) if s == three));
+        let err = check(Some(&[0u8; 7]));
+        assert!(matches!(err, Err(VerifyError::Inconsistent(_))), "{err:?}");
     }
 
     /// The codes in raw form: a `.dtm` file's as the raw file stores them, a `.wdl`
