@@ -538,13 +538,17 @@ impl CompactFile {
         let bad = codes.iter().fold(false, |bad, &c| {
             bad | (self.values[usize::from(c)] == NOT_ALLOWED)
         });
-        match codes.iter().position(|&c| self.decode(c).is_none()) {
-            Some(i) if bad => Err(self.error(Problem::Implausible {
-                index: first + i as u64,
-                entries: self.header.entries,
-            })),
-            _ => Ok(()),
+        if !bad {
+            return Ok(());
         }
+        let i = codes
+            .iter()
+            .position(|&c| self.decode(c).is_none())
+            .unwrap_or_default();
+        Err(self.error(Problem::Implausible {
+            index: first + i as u64,
+            entries: self.header.entries,
+        }))
     }
 
     /// Every block's stored codes in turn, checked, handed to `each` with the first
