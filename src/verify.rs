@@ -268,16 +268,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .variant
         .with_rules(args.rules.as_deref())
         .map_err(|e| anyhow::anyhow!(e))?;
-    // With --sector, only the files those sectors' check reads, and those that the
-    // sectors read read in turn: a successor whose file holds no values (a sparse
-    // set) is found from its own successors.
+    // With --sector, only the files those sectors' check reads, and for a sector read
+    // that a sparse set leaves without values, the files it is found from.
     let needed = |s: SectorId| {
         args.sector.is_empty()
             || args.sector.iter().any(|&t| {
                 variants.iter().any(|&v| {
-                    reads(v, t)
-                        .iter()
-                        .any(|&u| u == s || reads(v, u).contains(&s))
+                    reads(v, t).iter().any(|&u| {
+                        u == s || (u != t && u.distances_derived(v) && reads(v, u).contains(&s))
+                    })
                 })
             })
     };
