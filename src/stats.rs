@@ -1,6 +1,7 @@
 //! `morris stats`: what the tablebases hold.
 
 use crate::tb::TbDir;
+use morris_tablebase::classes;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{PlacementSector, SectorStats};
 
@@ -164,11 +165,9 @@ fn stay_class(
             .map(|r| r.2)
     };
     let (own, swapped) = (counts(s)?, counts(m.swapped().into())?);
-    let total = (own.positions + swapped.positions) as f64;
-    let score = (own.wins + swapped.losses) as f64 + (own.draws + swapped.draws) as f64 / 2.0;
     Some((
-        morris_tablebase::classes::stay_class(&own, &swapped),
-        if total > 0.0 { score / total } else { 0.5 },
+        classes::stay_class(&own, &swapped),
+        classes::expected_score(&own, &swapped),
     ))
 }
 

@@ -15,7 +15,7 @@ use morris_tablebase::compact::{CompactFile, CompactTable, Kind};
 use morris_tablebase::file::file_name;
 use morris_tablebase::sector::SectorId;
 use morris_tablebase::{FileError, SectorFile};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
@@ -270,16 +270,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!(e))?;
     // With --sector, only the files those sectors' check reads, and for a sector read
     // that a sparse set leaves without values, the files it is found from.
-    let needed = |s: SectorId| {
-        args.sector.is_empty()
-            || args.sector.iter().any(|&t| {
-                variants.iter().any(|&v| {
-                    reads(v, t).iter().any(|&u| {
-                        u == s || (u != t && u.distances_derived(v) && reads(v, u).contains(&s))
-                    })
-                })
-            })
-    };
+    let mut wanted = HashSet::new();
+    for &t in &args.sector {
+        for &v in &variants {
+            for u in reads(v, t) {
+                if u != t && u.distances_derived(v) {
+                    wanted.extend(reads(v, u));
+                }
+                wanted.insert(u);
+            }
+        }
+    }
+    let needed = |s: SectorId| args.sector.is_empty() || wanted.contains(&s);
     let mut good = Good {
         raw: HashMap::new(),
         compact: BTreeMap::new(),

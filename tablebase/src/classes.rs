@@ -148,15 +148,20 @@ pub fn combine(children: &[(i8, u8)], stay: Option<i8>) -> Option<Class> {
 /// pieces to move) and `swapped` (the side with `Y` pieces to move): the expected
 /// score margin of the `X` side in percent points, 0 for an empty pair.
 pub fn stay_class(own: &SectorStats, swapped: &SectorStats) -> i8 {
+    // f64::round rounds half away from zero: the swapped pair gets the exact negation.
+    (100.0 * (2.0 * expected_score(own, swapped) - 1.0)).round() as i8
+}
+
+/// The expected score of the `X` side over the pair whose counts are `own` and
+/// `swapped` (as [`stay_class`]): win 1, draw 1/2, loss 0; 1/2 for an empty pair.
+pub fn expected_score(own: &SectorStats, swapped: &SectorStats) -> f64 {
     let count = |s: &SectorStats| s.wins + s.draws + s.losses;
     let total = (count(own) + count(swapped)) as f64;
     if total == 0.0 {
-        return 0;
+        return 0.5;
     }
     let half = (own.draws + swapped.draws) as f64 / 2.0;
-    let e = (own.wins as f64 + swapped.losses as f64 + half) / total;
-    // f64::round rounds half away from zero: the swapped pair gets the exact negation.
-    (100.0 * (2.0 * e - 1.0)).round() as i8
+    (own.wins as f64 + swapped.losses as f64 + half) / total
 }
 
 /// The name of the class file of a sector.
