@@ -92,6 +92,7 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
     // Positions of random games from the four-piece start, placing and moving.
     let start = parse_position(".../.../.../....../.../.../... w 4 4", Variant::Standard).unwrap();
     let (mut checked, mut narrowed, mut by_traps, mut avoided) = ([0u32; 3], 0u32, 0u32, 0u32);
+    let mut placing_draws = 0u32;
     let mut check = |pos: &Position| {
         let keep = keeping(&tb, pos);
         let perfect = Strategy::Perfect
@@ -103,9 +104,11 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
         assert!(!ultra.is_empty() && ultra.iter().all(|m| keep.contains(m)));
         let v = value(&tb, pos).wdl();
         checked[v as usize] += 1;
-        // The moves ultra ranks first: for a draw, those of the best class and
-        // distance; else every keeping move.
-        let first: Vec<Move> = if v == Wdl::Draw {
+        // The moves ultra ranks first: for a draw with every piece placed, those of
+        // the best class and distance; else (a win, a loss, a draw while placing)
+        // every keeping move.
+        let placing = pos.hand(Color::White) + pos.hand(Color::Black) > 0;
+        let by_class: Vec<Move> = if v == Wdl::Draw {
             let ranked = rank_draws(&tb, pos, &keep)
                 .unwrap()
                 .expect("classes present");
@@ -118,6 +121,14 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
         } else {
             keep.clone()
         };
+        // `classes` steers by them in every phase.
+        let classes = Strategy::Classes
+            .candidates(&tb, pos, &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(classes, by_class, "{}", fen(pos));
+        let first = if placing { keep.clone() } else { by_class };
+        placing_draws += u32::from(placing && v == Wdl::Draw);
         if v == Wdl::Win {
             assert_eq!(ultra, first, "{}", fen(pos));
         } else {
@@ -222,8 +233,8 @@ fn ultra_keeps_the_value_the_best_class_and_sets_the_most_traps() {
         "{checked:?}"
     );
     assert!(
-        narrowed > 50 && by_traps > 20 && avoided > 100,
-        "{narrowed} {by_traps} {avoided}"
+        narrowed > 50 && by_traps > 20 && avoided > 100 && placing_draws > 100,
+        "{narrowed} {by_traps} {avoided} {placing_draws}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,7 @@
 //! protocol's `Strategy` option) asks [`Strategy::candidates`]; the searcher's best
 //! moves follow the same order ([`order_by_traps`]).
 
-use morris_engine::{Move, Position};
+use morris_engine::{Color, Move, Position};
 use morris_tablebase::{FileError, SectorId, Tablebase, Value, Wdl};
 use std::collections::HashMap;
 
@@ -20,9 +20,14 @@ pub enum Strategy {
     /// [`morris_tablebase::classes`]), then the quickest way there (the slowest for
     /// the side behind); plain perfect play where a sector has no class file.
     Classes,
-    /// As [`Strategy::Classes`], and then, in a draw or a loss, the moves that leave
-    /// the opponent the largest share of replies giving its value away
-    /// ([`most_traps`]): against a fallible opponent this wins measurably more.
+    /// Play that presses a fallible opponent: as [`Strategy::Classes`] once the
+    /// pieces are placed, then the drawing moves that go least round in circles
+    /// ([`Seen::staleness`]), then, in a draw or a loss, the moves that leave the
+    /// opponent the largest share of replies giving its value away ([`most_traps`]).
+    /// While pieces are still being placed the traps alone decide among the drawing
+    /// moves: there a class steers towards a settled draw many plies away, and
+    /// steering by it narrows the game where the opponent errs most (measured in
+    /// `docs/RESULTS.md`, "Ultra-strong against perfect play").
     #[default]
     Ultra,
 }
@@ -40,9 +45,22 @@ impl Strategy {
         }
     }
 
-    /// Whether drawing moves are told apart by their draw classes.
+    /// Whether drawing moves are told apart by their draw classes (in a review and
+    /// an analysis, and, for the moves this strategy plays, where
+    /// [`Strategy::steers_by_class`] says so).
     pub const fn uses_classes(self) -> bool {
         matches!(self, Strategy::Classes | Strategy::Ultra)
+    }
+
+    /// Whether this strategy chooses among the drawing moves of `pos` by their
+    /// classes: [`Strategy::Classes`] always, [`Strategy::Ultra`] once both hands
+    /// are empty.
+    pub fn steers_by_class(self, pos: &Position) -> bool {
+        match self {
+            Strategy::Perfect => false,
+            Strategy::Classes => true,
+            Strategy::Ultra => pos.hand(Color::White) == 0 && pos.hand(Color::Black) == 0,
+        }
     }
 
     /// Whether equally good moves of a draw or a loss are told apart by the traps
@@ -94,7 +112,7 @@ impl Strategy {
                 keeping.push(m);
             }
         }
-        if self.uses_classes() && value.wdl() == Wdl::Draw {
+        if self.steers_by_class(pos) && value.wdl() == Wdl::Draw {
             if let Some(ranked) = rank_draws(tb, pos, &keeping)? {
                 let best = ranked.first().map(|r| (r.1, r.2));
                 keeping = ranked

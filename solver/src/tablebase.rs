@@ -126,7 +126,8 @@ impl<'a> Tablebases<'a> {
     }
 
     /// Order the equally good moves `moves` of `pos` (`draw`: a drawn position) as
-    /// `strategy` ranks them: a draw's moves by their classes ([`rank_draws`];
+    /// `strategy` ranks them: a draw's moves by their classes where it steers by them
+    /// ([`Strategy::steers_by_class`], [`rank_draws`];
     /// unchanged when a class is missing, a damaged class file being remembered), then
     /// (ultra) a draw's moves that go least round in circles after the positions of
     /// `history` (full-state hashes; [`Seen::staleness`]), then a draw's or a loss's
@@ -142,7 +143,7 @@ impl<'a> Tablebases<'a> {
     ) -> Result<(), SearchError> {
         let Some(tb) = self.tb else { return Ok(()) };
         let mut keyed: Vec<(Move, (i8, i32, u8))> = moves.iter().map(|&m| (m, (0, 0, 0))).collect();
-        if draw && strategy.uses_classes() {
+        if draw && strategy.steers_by_class(pos) {
             for &m in moves.iter() {
                 // Remembers a damaged class file, which `rank_draws` passes over.
                 self.class(&pos.play_unchecked(m));
