@@ -8,6 +8,7 @@ use crate::tb::TbDir;
 use morris_builder::driver;
 use morris_engine::{notation, Board, EndReason, Game, Position, Rules};
 use morris_solver::{ClassInfo, Limits, Provenance, SearchResult, Searcher};
+use morris_tablebase::compact::{compact_name, Kind};
 use morris_tablebase::{Sector, Tablebase};
 use std::path::Path;
 use std::time::Instant;
@@ -46,10 +47,19 @@ pub struct Args {
     json: bool,
 }
 
-/// Make sure `sector` and what it needs are present, generating them with progress
-/// bars.
+/// Whether every sector `sector` needs has a compact value file in `dir` (a compact
+/// set, as `generate --compact` or `pack` leave it; the file is checked when the
+/// tables are opened).
+fn compact_present(dir: &Path, rules: Rules, sector: Sector) -> bool {
+    driver::plan(&[sector])
+        .into_iter()
+        .all(|s| dir.join(compact_name(rules, s, Kind::Wdl)).is_file())
+}
+
+/// Make sure `sector` and what it needs are present, raw or compact, generating them
+/// (raw) with progress bars when they are not.
 fn ensure_sectors(dir: &Path, rules: Rules, sector: Sector) -> anyhow::Result<()> {
-    if !driver::is_finished(dir, rules, &[sector]) {
+    if !driver::is_finished(dir, rules, &[sector]) && !compact_present(dir, rules, sector) {
         eprintln!(
             "generating the {rules} tablebase for sector {sector} into {} (once)",
             dir.display()

@@ -145,6 +145,16 @@ fn solve_without_a_position_generates_its_endgame_and_wins_in_25() {
     assert!(!text(&again.stderr).contains("generating"));
     assert_eq!(answer(&text(&again.stdout)), answer(&stdout));
 
+    // A compact set serves as well: nothing raw is generated beside it.
+    let packed = dir.path().join("packed");
+    let packed = packed.to_str().unwrap();
+    ok(&["pack", "--tb", tb, "--out", packed, "--distances", "sparse"]);
+    let compact = morris(["solve", "--tb", packed]).output();
+    assert!(compact.status.success(), "{}", text(&compact.stderr));
+    assert!(!text(&compact.stderr).contains("generating"));
+    assert!(!dir.path().join("packed/standard-3-3.tb").exists());
+    assert_eq!(answer(&text(&compact.stdout)), answer(&stdout));
+
     // What it generated checks out value by value.
     let verify = ok(&["verify", "--full", "--tb", tb]);
     assert!(verify.contains("every value verified"), "{verify}");
