@@ -97,8 +97,9 @@ pub enum StrategyArg {
     /// Among drawing moves, the one that steers to the best draw class (where the
     /// game settles), as the class files tell; plain perfect play without them.
     Classes,
-    /// As `classes`, then, in a draw or a loss, the move that leaves the opponent the
-    /// largest share of replies that give its value away.
+    /// As `classes` once every piece is placed (the traps alone while placing), then,
+    /// in a draw or a loss, the move that leaves the opponent the largest share of
+    /// replies that give its value away.
     Ultra,
 }
 
@@ -143,8 +144,9 @@ pub fn warn_classes(
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// How to choose among the moves that keep the value: `ultra` (the default)
-    /// steers draws towards the best draw class where class files are present, then
-    /// sets the most traps; `classes` the class alone; `perfect` any of them.
+    /// steers draws towards the best draw class where class files are present once
+    /// every piece is placed, and sets the most traps; `classes` the class alone, in
+    /// every phase; `perfect` any of them.
     #[arg(long, value_enum, default_value_t = StrategyArg::Ultra)]
     pub strategy: StrategyArg,
 
