@@ -25,9 +25,10 @@ pub enum Strategy {
     /// ([`Seen::staleness`]), then, in a draw or a loss, the moves that leave the
     /// opponent the largest share of replies giving its value away ([`most_traps`]).
     /// While pieces are still being placed the traps alone decide among the drawing
-    /// moves: there a class steers towards a settled draw many plies away, and
-    /// steering by it narrows the game where the opponent errs most (measured in
-    /// `docs/RESULTS.md`, "Ultra-strong against perfect play").
+    /// moves: there a class ranks a draw that settles only after every piece is
+    /// placed, and steering by it from the empty board cost points against a
+    /// fallible opponent (measured in `docs/RESULTS.md`, "Ultra-strong against
+    /// perfect play, the full No-flying game").
     #[default]
     Ultra,
 }
