@@ -72,12 +72,13 @@ fn ensure_sectors(dir: &Path, rules: Rules, sector: Sector) -> anyhow::Result<()
     Ok(())
 }
 
-/// Print a search result.
+/// Print a search result; `by_class`: the best moves are those of the best draw class.
 pub fn report(
     pos: &Position,
     r: &SearchResult,
     best_moves: &[morris_engine::Move],
     class: Option<&ClassInfo>,
+    by_class: bool,
 ) {
     outln!("position:  {pos} ({})", pos.rules());
     match (r.provenance, r.value) {
@@ -106,7 +107,7 @@ pub fn report(
     }
     if best_moves.len() > 1 {
         let all: Vec<String> = best_moves.iter().map(ToString::to_string).collect();
-        let order = if class.is_some() {
+        let order = if by_class {
             "all keep the value, in the best draw class"
         } else {
             "all keep the value"
@@ -187,20 +188,25 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    // Under ultra-strong play the best of the drawing moves are those of the best
-    // class, as `analyze` and `probe` count them (the moves come ranked, best first).
-    let best_moves = match class {
-        Some(_) => match morris_solver::strategy::rank_draws(&tb, &pos, &best_moves)? {
-            Some(ranked) => {
-                let top = ranked.first().map(|r| r.1);
-                ranked
-                    .into_iter()
-                    .filter(|r| Some(r.1) == top)
-                    .map(|r| r.0)
-                    .collect()
-            }
-            None => best_moves,
-        },
+    // Where the strategy steers by class, the best of the drawing moves are those of
+    // the best class, as `analyze` and `probe` count them (the moves come ranked, best
+    // first); `ultra` while placing takes every drawing move, and sets traps among them.
+    let by_class = class.is_some() && args.search.strategy.strategy().steers_by_class(&pos);
+    let ranked = if by_class {
+        morris_solver::strategy::rank_draws(&tb, &pos, &best_moves)?
+    } else {
+        None
+    };
+    let by_class = ranked.is_some();
+    let best_moves = match ranked {
+        Some(ranked) => {
+            let top = ranked.first().map(|r| r.1);
+            ranked
+                .into_iter()
+                .filter(|r| Some(r.1) == top)
+                .map(|r| r.0)
+                .collect()
+        }
         None => best_moves,
     };
     if let Some(e) = searcher.class_failure() {
@@ -213,6 +219,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    report(&pos, &result, &best_moves, class.as_ref());
+    report(&pos, &result, &best_moves, class.as_ref(), by_class);
     Ok(())
 }

@@ -807,3 +807,69 @@ fn value_only_proves_the_same_result_without_a_distance() {
         "{out}"
     );
 }
+
+/// While pieces are being placed `ultra` leaves the classes aside: `solve` lists
+/// every drawing move (the traps choose among them) where `classes` lists those of
+/// the best class, and each line starts with a move of its own list.
+#[test]
+fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
+    use morris_solver::strategy::Rng;
+    use morris_solver::Strategy;
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["generate", "--max-pieces", "4", "--tb", path(&dir)]);
+    let tb = Tablebase::open(dir.path(), OpenOptions::default()).unwrap();
+    // A drawn placing position where the classes tell the drawing moves apart, from
+    // random games of the four-piece start.
+    let start = position(".../.../.../....../.../.../... w 4 4");
+    let mut rng = Rng::new(3);
+    let mut found = None;
+    'games: for _ in 0..200 {
+        let mut pos = start;
+        while pos.end().is_none() && pos.hand(Color::White) + pos.hand(Color::Black) > 0 {
+            let drawn = tb.value(&pos).unwrap().map(|v| v.wdl()) == Some(Wdl::Draw);
+            if drawn {
+                let keep = Strategy::Perfect
+                    .candidates(&tb, &pos, &[])
+                    .unwrap()
+                    .unwrap();
+                let best = Strategy::Classes
+                    .candidates(&tb, &pos, &[])
+                    .unwrap()
+                    .unwrap();
+                if best.len() < keep.len() {
+                    found = Some((pos, keep));
+                    break 'games;
+                }
+            }
+            let moves = pos.legal_moves();
+            pos = pos.play_unchecked(moves[rng.below(moves.len())]);
+        }
+    }
+    let (pos, keep) = found.expect("a placing draw whose moves differ in class");
+    let fen = notation::setup_to_string(&pos.to_setup());
+    let mut keep: Vec<String> = keep.iter().map(ToString::to_string).collect();
+    keep.sort();
+    let solve = |strategy: &str| {
+        let out = ok(&[
+            "solve",
+            "--fen",
+            &fen,
+            "--strategy",
+            strategy,
+            "--tb",
+            path(&dir),
+        ]);
+        let (best, line) = (best_moves(&out), line_of(&out));
+        assert!(best.contains(&line[0]), "{strategy}: {out}");
+        let mut sorted = best.clone();
+        sorted.sort();
+        (sorted, out)
+    };
+    let (ultra, out) = solve("ultra");
+    assert_eq!(ultra, keep, "{out}");
+    assert!(!out.contains("best draw class"), "{out}");
+    let (classes, out) = solve("classes");
+    assert!(classes.len() < keep.len(), "{out}");
+    assert!(classes.iter().all(|m| keep.contains(m)), "{out}");
+    assert!(out.contains("in the best draw class"), "{out}");
+}
