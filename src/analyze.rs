@@ -113,7 +113,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let nodes = root.stats.nodes;
     if args.json {
         let search = Search::new(root, limits.time, clock.elapsed());
-        let report = Report::analysis(&game, &analysis, search);
+        let report = Report::analysis(&game, &analysis, search, args.search.strategy.strategy());
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }

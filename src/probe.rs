@@ -124,7 +124,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                         None => m.to_string(),
                     });
                 }
-                outln!("drawing moves, best class first: {}", ranked.join(", "));
+                // As the strategy ranks them: `perfect` takes any of them.
+                let strategy = args.strategy.strategy();
+                let label = if strategy.steers_by_class(&pos) {
+                    "drawing moves, best class first"
+                } else if strategy.sets_traps() {
+                    "drawing moves, most traps first"
+                } else {
+                    "drawing moves"
+                };
+                outln!("{label}: {}", ranked.join(", "));
             }
             if let Some(e) = searcher.class_failure() {
                 errln!("warning: {e}; plain perfect play in its sector");
@@ -167,7 +176,12 @@ fn probed(tb: &Tablebase, searcher: &Searcher<'_>, game: &Game) -> anyhow::Resul
         let child = pos.play_unchecked(m);
         moves.push(MoveReport::new(pos, m, value(&child)?, None));
     }
-    Ok(Report::probed(game, value(pos)?, moves))
+    Ok(Report::probed(
+        game,
+        value(pos)?,
+        moves,
+        searcher.strategy(),
+    ))
 }
 
 /// The moves of a covered position that keep its value `wdl`, from the values of

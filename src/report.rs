@@ -20,6 +20,7 @@ use crate::describe::search_depth;
 use morris_engine::{notation, Color, Game, GameEnd, Move, Position};
 use morris_solver::puzzles::{Goal, Puzzle};
 use morris_solver::review::{Outcome, Review, Summary};
+use morris_solver::strategy::Strategy;
 use morris_solver::{
     Analysis, ClassInfo, MoveAnalysis, Provenance, SearchError, SearchResult, Searcher, Verdict,
 };
@@ -374,17 +375,26 @@ fn names(moves: &[Move]) -> Vec<String> {
     moves.iter().map(ToString::to_string).collect()
 }
 
-/// The moves whose result is the first's (the best), in notation order.
-fn best_of(moves: &[MoveReport]) -> Vec<String> {
+/// The moves whose result is the first's (the best), in notation order; a drawing
+/// move's class counts only where the strategy steers by class in `pos`
+/// ([`Strategy::steers_by_class`]: `ultra` while placing takes every drawing move,
+/// as `solve` lists them).
+fn best_of(pos: &Position, strategy: Strategy, moves: &[MoveReport]) -> Vec<String> {
     let Some(first) = moves.first() else {
         return Vec::new();
     };
     if first.result.wdl.is_none() && first.result.score.is_none() {
         return Vec::new();
     }
+    let by_class = strategy.steers_by_class(pos);
+    let key = |r: &MoveResult| MoveResult {
+        class: if by_class { r.class } else { None },
+        ..r.clone()
+    };
+    let top = key(&first.result);
     let mut best: Vec<String> = moves
         .iter()
-        .filter(|m| m.result == first.result)
+        .filter(|m| key(&m.result) == top)
         .map(|m| m.mv.clone())
         .collect();
     best.sort();
@@ -423,8 +433,14 @@ impl Report {
         }
     }
 
-    /// The analysis of every move of a game's position (`analyze`, the API).
-    pub fn analysis(game: &Game, analysis: &Analysis, search: Search) -> Report {
+    /// The analysis of every move of a game's position (`analyze`, the API), its best
+    /// moves as `strategy` counts them.
+    pub fn analysis(
+        game: &Game,
+        analysis: &Analysis,
+        search: Search,
+        strategy: Strategy,
+    ) -> Report {
         let pos = game.position();
         let moves: Vec<MoveReport> = analysis
             .moves
@@ -432,7 +448,7 @@ impl Report {
             .map(|a| MoveReport::analysed(pos, a))
             .collect();
         Report {
-            best: best_of(&moves),
+            best: best_of(pos, strategy, &moves),
             line: Some(names(&analysis.root.pv)),
             moves: Some(moves),
             search: Some(search),
@@ -464,8 +480,13 @@ impl Report {
     }
 
     /// The tablebases' answer for a game's position (`probe`): its value and every
-    /// move's, best first.
-    pub fn probed(game: &Game, value: Value, mut moves: Vec<MoveReport>) -> Report {
+    /// move's, best first, its best moves as `strategy` counts them.
+    pub fn probed(
+        game: &Game,
+        value: Value,
+        mut moves: Vec<MoveReport>,
+        strategy: Strategy,
+    ) -> Report {
         moves.sort_by(|a, b| {
             b.result
                 .rank()
@@ -473,7 +494,7 @@ impl Report {
                 .then_with(|| a.mv.cmp(&b.mv))
         });
         Report {
-            best: best_of(&moves),
+            best: best_of(game.position(), strategy, &moves),
             moves: Some(moves),
             ..Report::new(game, value)
         }

@@ -865,6 +865,28 @@ fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
         sorted.sort();
         (sorted, out)
     };
+    // `probe --json` and `analyze --json` count the best moves as `solve` lists them.
+    let best_of = |command: &str, strategy: &str| {
+        let out = ok(&[
+            command,
+            "--json",
+            "--fen",
+            &fen,
+            "--strategy",
+            strategy,
+            "--tb",
+            path(&dir),
+        ]);
+        let doc: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        let best: Vec<String> = doc["best"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{out}"))
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        best
+    };
     let (ultra, out) = solve("ultra");
     assert_eq!(ultra, keep, "{out}");
     assert!(!out.contains("best draw class"), "{out}");
@@ -872,4 +894,29 @@ fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
     assert!(classes.len() < keep.len(), "{out}");
     assert!(classes.iter().all(|m| keep.contains(m)), "{out}");
     assert!(out.contains("in the best draw class"), "{out}");
+    let (perfect, out) = solve("perfect");
+    assert_eq!(perfect, keep, "{out}");
+    for command in ["probe", "analyze"] {
+        assert_eq!(best_of(command, "ultra"), ultra, "{command}");
+        assert_eq!(best_of(command, "classes"), classes, "{command}");
+        assert_eq!(best_of(command, "perfect"), perfect, "{command}");
+    }
+    let probed = ok(&["probe", "--fen", &fen, "--tb", path(&dir)]);
+    assert!(
+        probed.contains("drawing moves, most traps first"),
+        "{probed}"
+    );
+    let probed = ok(&[
+        "probe",
+        "--fen",
+        &fen,
+        "--strategy",
+        "classes",
+        "--tb",
+        path(&dir),
+    ]);
+    assert!(
+        probed.contains("drawing moves, best class first"),
+        "{probed}"
+    );
 }

@@ -514,7 +514,7 @@ fn position(q: &Query, ctx: &Context) -> Result<Json, ApiError> {
     let failed = |e: morris_solver::SearchError| ApiError::internal(e.to_string());
     let analysis = analyze(&mut searcher, &pos, limits, &history).map_err(failed)?;
     let search = Search::new(&analysis.root, Some(time), clock.elapsed());
-    document(&Report::analysis(&game, &analysis, search))
+    document(&Report::analysis(&game, &analysis, search, strategy))
 }
 
 /// The game judged ply by ply by the tables, as `review --json` writes it.
