@@ -407,10 +407,11 @@ function render() {
   }
   const list = $('movelist');
   list.textContent = '';
-  const best = d.moves.length ? JSON.stringify(d.moves[0].result) : '';
+  // The document's best moves, as the strategy counts them.
+  const best = new Set(d.best || []);
   for (const m of d.moves) {
     const li = document.createElement('li');
-    li.className = cls(m.result) + (JSON.stringify(m.result) === best ? ' best' : '');
+    li.className = cls(m.result) + (best.has(m.move) ? ' best' : '');
     li.dataset.move = m.move;
     li.dataset.wdl = m.result.wdl || '';
     li.dataset.dtm = m.result.dtm == null ? '' : String(m.result.dtm);
