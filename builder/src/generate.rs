@@ -48,9 +48,11 @@
 //! back in that order, so that they too strike a few blocks at a time.
 //!
 //! Taking a position back first computes all its predecessors' indices, prefetching
-//! each slot, and meanwhile the previous position's predecessors are updated (a
-//! pipeline one position deep): the cache misses overlap with the index arithmetic
-//! instead of following it. The initialisation generates the moves of a chunk of
+//! each slot, and meanwhile the predecessors of the position three before it are
+//! updated (a pipeline three positions deep: in a pair of one sector, whose updates
+//! are the most scattered, one position deep left the propagation waiting for
+//! memory): the cache misses overlap with the index arithmetic instead of following
+//! it. The initialisation generates the moves of a chunk of
 //! positions, prefetching the values their captures reach, before it reads them.
 
 use crate::progress::{Observer, Silent};
@@ -160,6 +162,16 @@ const BUCKET_BITS: u32 = 16;
 /// cache, where one comparison sort of a level of a few hundred million entries took a
 /// tenth of the propagation.
 fn sorted(pieces: Vec<Vec<u32>>, size: usize) -> Vec<u32> {
+    sorted_by_index(pieces, size, |i| i)
+}
+
+/// As [`sorted`], entries that carry their index (below `size`) in the bits `index`
+/// gives, ordered by the whole entry: by index first where the index is the high bits.
+fn sorted_by_index<T: Copy + Ord + Default + Send>(
+    pieces: Vec<Vec<T>>,
+    size: usize,
+    index: impl Fn(T) -> u32,
+) -> Vec<T> {
     let n = pieces.iter().map(Vec::len).sum();
     let buckets = (size >> BUCKET_BITS) + 1;
     if n < buckets * 4 {
@@ -170,7 +182,7 @@ fn sorted(pieces: Vec<Vec<u32>>, size: usize) -> Vec<u32> {
         list.par_sort_unstable();
         return list;
     }
-    let bucket = |i: u32| (i >> BUCKET_BITS) as usize;
+    let bucket = |i: T| (index(i) >> BUCKET_BITS) as usize;
     // The start of each bucket in the list, then where its next index goes.
     let mut starts = vec![0usize; buckets + 1];
     for &i in pieces.iter().flatten() {
@@ -180,7 +192,7 @@ fn sorted(pieces: Vec<Vec<u32>>, size: usize) -> Vec<u32> {
         starts[b] += starts[b - 1];
     }
     let mut next = starts.clone();
-    let mut list = vec![0u32; n];
+    let mut list = vec![T::default(); n];
     for piece in pieces {
         for i in piece {
             let b = bucket(i);
@@ -309,6 +321,10 @@ struct Moves {
     /// The end of the position's capture targets in the chunk's list.
     end: usize,
 }
+
+/// Positions taken back between the computation of a position's predecessors (their
+/// slots prefetched) and their update ([`Generator::take_back`]).
+const PIPELINE: usize = 3;
 
 /// Positions whose moves are generated before their capture values are read.
 const CHUNK: usize = 16;
@@ -775,9 +791,9 @@ impl Generator<'_> {
     /// `level`, whose predecessors have `origins` in common; `exclusive` as for
     /// [`Generator::apply`], `pending` the predecessors' side's buffer.
     ///
-    /// Pipelined one position deep: the predecessors of a position are computed (and
-    /// their slots prefetched) before the previous position's predecessors are
-    /// updated, so that the cache misses overlap with the index arithmetic.
+    /// Pipelined [`PIPELINE`] positions deep: the predecessors of a position are
+    /// computed (and their slots prefetched) while those of the positions before it
+    /// are updated, so that the cache misses overlap with the index arithmetic.
     #[allow(clippy::too_many_arguments)]
     fn take_back(
         &self,
@@ -791,13 +807,21 @@ impl Generator<'_> {
     ) -> Result<(), GenerateError> {
         let pk = self.other(k);
         let symmetric = self.work.is_symmetric_block(b);
-        let (mut ready, mut next) = (Batch::new(level), Batch::new(level));
+        // A ring of batches used in turn (moving the batches themselves would copy
+        // their 256-byte arrays at every position): a position's predecessors are
+        // updated `PIPELINE` positions after they were prefetched.
+        let mut batches: [Batch; PIPELINE + 1] = std::array::from_fn(|_| Batch::new(level));
+        let mut n = 0;
         for (us, them) in positions {
-            self.predecessors(k, us, them, symmetric, origins, &mut next);
-            self.apply(pk, &ready, exclusive, pending)?;
-            std::mem::swap(&mut ready, &mut next);
+            self.predecessors(k, us, them, symmetric, origins, &mut batches[n]);
+            n = (n + 1) % batches.len();
+            self.apply(pk, &batches[n], exclusive, pending)?;
         }
-        self.apply(pk, &ready, exclusive, pending)
+        for _ in 0..PIPELINE {
+            n = (n + 1) % batches.len();
+            self.apply(pk, &batches[n], exclusive, pending)?;
+        }
+        Ok(())
     }
 
     /// The positions of working block `b` at the sorted, distinct indices `entries`,
@@ -844,12 +868,22 @@ impl Generator<'_> {
     /// A sorted list of working indices cut by block: each block with the range of
     /// the list in it.
     fn groups(&self, list: &[u32]) -> Vec<(usize, std::ops::Range<usize>)> {
+        self.groups_by(list, |&i| u64::from(i))
+    }
+
+    /// As [`Generator::groups`], a list of entries sorted by the working index
+    /// `index` gives.
+    fn groups_by<T>(
+        &self,
+        list: &[T],
+        index: impl Fn(&T) -> u64,
+    ) -> Vec<(usize, std::ops::Range<usize>)> {
         let mut groups = Vec::new();
         let mut at = 0;
         while at < list.len() {
-            let b = self.work.block_of(u64::from(list[at]));
+            let b = self.work.block_of(index(&list[at]));
             let end = self.work.block(b).1.end;
-            let len = list[at..].partition_point(|&i| u64::from(i) < end);
+            let len = list[at..].partition_point(|i| index(i) < end);
             groups.push((b, at..at + len));
             at += len;
         }
@@ -880,7 +914,9 @@ impl Generator<'_> {
     /// opponent's, so in the stored order (by the side to move's set) they lie
     /// anywhere in the sector. The positions decided at the level are therefore
     /// numbered by the index of the position with the colours exchanged, whose block
-    /// is the opponent's set, and sorted: a block's positions, taken back together,
+    /// is the opponent's set, and sorted (each with its side to move's set as that
+    /// block sees it, so that no index is decoded twice): a block's positions, taken
+    /// back together,
     /// all reach the few blocks one move away from its set, and the moves back of that
     /// set are located once per block (as for the flipped side of a pair of two
     /// sectors).
@@ -889,7 +925,11 @@ impl Generator<'_> {
         let work = &self.work;
         let words = side.words.as_slice();
         let list = side.frontier.take(level, words.len());
-        let exchanged: Vec<Vec<u32>> = self
+        // Each position with the colours exchanged, as its index (high 32 bits) and
+        // the side to move's set moved along with the opponent's onto the block's
+        // canonical set (low 32 bits): sorted, these are taken back without decoding
+        // the index again.
+        let exchanged: Vec<Vec<u64>> = self
             .groups(&list)
             .into_par_iter()
             .fold(
@@ -897,7 +937,9 @@ impl Generator<'_> {
                 |(mut exchanged, mut decoded), (b, range)| {
                     self.decode_decided(0, b, &list[range], level, &mut decoded);
                     for &(_, us, them) in &decoded {
-                        exchanged.push(work.index(them, us) as u32);
+                        let at = work.with_us(them);
+                        let i = at.index(us);
+                        exchanged.push(i << 32 | u64::from(at.moved(us).bits()));
                     }
                     (exchanged, decoded)
                 },
@@ -905,25 +947,28 @@ impl Generator<'_> {
             .map(|(exchanged, _)| exchanged)
             .collect();
         drop(list);
-        let list = sorted(exchanged, words.len());
-        self.groups(&list).into_par_iter().try_for_each_init(
-            || (Pending::new(&side.frontier), Vec::new()),
-            |(pending, decoded), (b, range)| {
-                let (set, _) = work.block(b);
-                self.decode(b, &list[range], decoded);
-                // The opponent's set is the block's: it moved last.
-                let positions = decoded.iter().map(|&(_, them, us)| (us, them));
-                self.take_back(
-                    0,
-                    b,
-                    positions,
-                    &self.moves_back(set),
-                    false,
-                    level,
-                    pending,
-                )
-            },
-        )?;
+        let list = sorted_by_index(exchanged, words.len(), |e| (e >> 32) as u32);
+        self.groups_by(&list, |e| e >> 32)
+            .into_par_iter()
+            .try_for_each_init(
+                || Pending::new(&side.frontier),
+                |pending, (b, range)| {
+                    // The opponent's set is the block's: it moved last.
+                    let (set, _) = work.block(b);
+                    let positions = list[range]
+                        .iter()
+                        .map(|&e| (Bitboard::from_bits_truncate(e as u32), set));
+                    self.take_back(
+                        0,
+                        b,
+                        positions,
+                        &self.moves_back(set),
+                        false,
+                        level,
+                        pending,
+                    )
+                },
+            )?;
         Ok(list.len() as u64)
     }
 

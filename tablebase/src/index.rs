@@ -587,6 +587,14 @@ impl<'a> UsSet<'a> {
         )
     }
 
+    /// `set` moved by the symmetry that takes this side-to-move set onto its block's
+    /// canonical set: `(canonical set, moved(them))` is a representative of the
+    /// position `(us, them)`.
+    #[inline]
+    pub fn moved(&self, set: Bitboard) -> Bitboard {
+        self.symmetry.apply(set)
+    }
+
     /// The block of every position with this side-to-move set.
     #[inline]
     pub fn block(&self) -> usize {
