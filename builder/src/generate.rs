@@ -52,8 +52,8 @@
 //! updated (a pipeline three positions deep: in a pair of one sector, whose updates
 //! are the most scattered, one position deep left the propagation waiting for
 //! memory): the cache misses overlap with the index arithmetic instead of following
-//! it. The initialisation generates the moves of a chunk of
-//! positions, prefetching the values their captures reach, before it reads them.
+//! it. The initialisation generates the moves of a chunk of positions, prefetching
+//! the values their captures reach, before it reads them.
 
 use crate::progress::{Observer, Silent};
 use morris_engine::{
@@ -916,10 +916,9 @@ impl Generator<'_> {
     /// numbered by the index of the position with the colours exchanged, whose block
     /// is the opponent's set, and sorted (each with its side to move's set as that
     /// block sees it, so that no index is decoded twice): a block's positions, taken
-    /// back together,
-    /// all reach the few blocks one move away from its set, and the moves back of that
-    /// set are located once per block (as for the flipped side of a pair of two
-    /// sectors).
+    /// back together, all reach the few blocks one move away from its set, and the
+    /// moves back of that set are located once per block (as for the flipped side of
+    /// a pair of two sectors).
     fn propagate_transposed(&self, level: u16) -> Result<u64, GenerateError> {
         let side = &self.sides[0];
         let work = &self.work;
