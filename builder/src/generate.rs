@@ -326,11 +326,6 @@ struct Moves {
 /// slots prefetched) and their update ([`Generator::take_back`]).
 const PIPELINE: usize = 3;
 
-/// Bound on the moves of one position that close a mill: a flying side moves one of 3
-/// pieces onto one of at most 18 empty points (the opponent has 3 or more), a sliding
-/// one one of at most 12 pieces along at most 4 connections.
-const MAX_MILL_MOVES: usize = 64;
-
 /// Positions whose moves are generated before their capture values are read.
 const CHUNK: usize = 16;
 
@@ -678,9 +673,6 @@ impl Generator<'_> {
         let forfeit = capturable.is_empty();
         let flies = self.flies(us);
         let (mut moves, mut quiet, mut game_ends) = (0u32, 0u32, false);
-        // The mover's pieces after each move that closes a mill.
-        let mut movers = [Bitboard::EMPTY; MAX_MILL_MOVES];
-        let mut closing = 0;
         for from in us {
             let own = us ^ from.bit();
             let to_points = if flies {
@@ -694,24 +686,15 @@ impl Generator<'_> {
                     quiet += 1;
                     continue;
                 }
-                movers[closing] = own | to.bit();
-                closing += 1;
-            }
-        }
-        if closing > 0 {
-            match &side.capture {
-                None => game_ends = true,
-                // Every capture leaves the same opponent's sets, whatever the move:
-                // each is located once for all the moves that close a mill.
-                Some((tindex, values)) => {
-                    for c in capturable {
-                        let at = tindex.with_us(them ^ c.bit());
-                        for &mover in &movers[..closing] {
-                            let i = at.index(mover) as usize;
-                            prefetch(values, i);
-                            targets.push(i as u32);
-                        }
-                    }
+                let Some((tindex, values)) = &side.capture else {
+                    game_ends = true;
+                    continue;
+                };
+                let mover = own | to.bit();
+                for c in capturable {
+                    let i = tindex.index(them ^ c.bit(), mover) as usize;
+                    prefetch(values, i);
+                    targets.push(i as u32);
                 }
             }
         }
