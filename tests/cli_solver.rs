@@ -849,16 +849,15 @@ fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
     let fen = notation::setup_to_string(&pos.to_setup());
     let mut keep: Vec<String> = keep.iter().map(ToString::to_string).collect();
     keep.sort();
+    // `command` over the position under `strategy`, with `extra` arguments.
+    let run = |command: &str, strategy: &str, extra: &[&str]| {
+        let mut args = vec![command, "--fen", &fen, "--strategy", strategy];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--tb", path(&dir)]);
+        ok(&args)
+    };
     let solve = |strategy: &str| {
-        let out = ok(&[
-            "solve",
-            "--fen",
-            &fen,
-            "--strategy",
-            strategy,
-            "--tb",
-            path(&dir),
-        ]);
+        let out = run("solve", strategy, &[]);
         let (best, line) = (best_moves(&out), line_of(&out));
         assert!(best.contains(&line[0]), "{strategy}: {out}");
         let mut sorted = best.clone();
@@ -867,16 +866,7 @@ fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
     };
     // `probe --json` and `analyze --json` count the best moves as `solve` lists them.
     let best_of = |command: &str, strategy: &str| {
-        let out = ok(&[
-            command,
-            "--json",
-            "--fen",
-            &fen,
-            "--strategy",
-            strategy,
-            "--tb",
-            path(&dir),
-        ]);
+        let out = run(command, strategy, &["--json"]);
         let doc: serde_json::Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
         let best: Vec<String> = doc["best"]
@@ -901,22 +891,16 @@ fn solve_lists_the_moves_its_strategy_chooses_from_while_placing() {
         assert_eq!(best_of(command, "classes"), classes, "{command}");
         assert_eq!(best_of(command, "perfect"), perfect, "{command}");
     }
-    let probed = ok(&["probe", "--fen", &fen, "--tb", path(&dir)]);
+    let probed = run("probe", "ultra", &[]);
     assert!(
         probed.contains("drawing moves, most traps first"),
         "{probed}"
     );
-    let probed = ok(&[
-        "probe",
-        "--fen",
-        &fen,
-        "--strategy",
-        "classes",
-        "--tb",
-        path(&dir),
-    ]);
+    let probed = run("probe", "classes", &[]);
     assert!(
         probed.contains("drawing moves, best class first"),
         "{probed}"
     );
+    let probed = run("probe", "perfect", &[]);
+    assert!(probed.contains("drawing moves: "), "{probed}");
 }
