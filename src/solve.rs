@@ -191,11 +191,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // Where the strategy steers by class, the best of the drawing moves are those of
     // the best class, as `analyze` and `probe` count them (the moves come ranked, best
     // first); `ultra` while placing takes every drawing move, and sets traps among them.
-    let by_class = class.is_some() && args.search.strategy.strategy().steers_by_class(&pos);
-    let ranked = if by_class {
-        morris_solver::strategy::rank_draws(&tb, &pos, &best_moves)?
-    } else {
-        None
+    let ranked = match class {
+        Some(_) if args.search.strategy.strategy().steers_by_class(&pos) => {
+            morris_solver::strategy::rank_draws(&tb, &pos, &best_moves)?
+        }
+        _ => None,
     };
     let by_class = ranked.is_some();
     let best_moves = match ranked {

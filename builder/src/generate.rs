@@ -936,9 +936,8 @@ impl Generator<'_> {
                 |(mut exchanged, mut decoded), (b, range)| {
                     self.decode_decided(0, b, &list[range], level, &mut decoded);
                     for &(_, us, them) in &decoded {
-                        let at = work.with_us(them);
-                        let i = at.index(us);
-                        exchanged.push(i << 32 | u64::from(at.moved(us).bits()));
+                        let (i, moved) = work.with_us(them).index_and_moved(us);
+                        exchanged.push(i << 32 | u64::from(moved.bits()));
                     }
                     (exchanged, decoded)
                 },

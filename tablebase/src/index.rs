@@ -587,12 +587,13 @@ impl<'a> UsSet<'a> {
         )
     }
 
-    /// `set` moved by the symmetry that takes this side-to-move set onto its block's
-    /// canonical set: `(canonical set, moved(them))` is a representative of the
-    /// position `(us, them)`.
+    /// The index of the position `(us, them)` and `them` moved by the symmetry that
+    /// takes `us` onto its block's canonical set: `(canonical set, moved them)` is the
+    /// position as its block holds it (a representative of its orbit).
     #[inline]
-    pub fn moved(&self, set: Bitboard) -> Bitboard {
-        self.symmetry.apply(set)
+    pub fn index_and_moved(&self, them: Bitboard) -> (u64, Bitboard) {
+        let (_, moved, index) = self.locate(them);
+        (index, Bitboard::from_bits_truncate(moved))
     }
 
     /// The block of every position with this side-to-move set.
