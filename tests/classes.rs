@@ -20,6 +20,7 @@ use morris_engine::{Color, Position, Setup, Variant};
 use morris_tablebase::{
     OpenOptions, PlacementSector, Sector, SectorId, SectorIndex, Tablebase, Wdl,
 };
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -49,15 +50,18 @@ fn is_draw(tb: &Tablebase, pos: &Position) -> bool {
 fn stay(tb: &Tablebase, variant: Variant, s: Sector) -> i8 {
     let score = |sector: Sector| -> (f64, f64) {
         let index = SectorIndex::get(Board::Nine, sector.us.into(), sector.them.into());
-        let mut points = 0.0;
-        for i in 0..index.size() {
-            let pos = movement_position(variant, sector, i);
-            points += match tb.value(&pos).unwrap().unwrap().wdl() {
-                Wdl::Win => 1.0,
-                Wdl::Draw => 0.5,
-                Wdl::Loss => 0.0,
-            };
-        }
+        // Halves add up exactly in any order.
+        let points: f64 = (0..index.size())
+            .into_par_iter()
+            .map(|i| {
+                let pos = movement_position(variant, sector, i);
+                match tb.value(&pos).unwrap().unwrap().wdl() {
+                    Wdl::Win => 1.0,
+                    Wdl::Draw => 0.5,
+                    Wdl::Loss => 0.0,
+                }
+            })
+            .sum();
         (points, index.size() as f64)
     };
     let (own, n) = score(s);
@@ -66,127 +70,228 @@ fn stay(tb: &Tablebase, variant: Variant, s: Sector) -> i8 {
     (100.0 * (2.0 * e - 1.0)).round() as i8
 }
 
-/// Every class of a game's movement sectors (for the side to move), by the definition.
-fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> HashMap<(Sector, u64), i8> {
+/// The drawn movement positions of a game, numbered densely: sector after sector (in
+/// the order of `sectors`, where the two sectors of a pair are neighbours), in index
+/// order within each. Each sector's draws are a bitmap with the count of draws before
+/// each word, 12 bytes per 64 positions instead of a hash map entry per draw.
+struct Draws {
+    sectors: Vec<Sector>,
+    bits: Vec<Vec<u64>>,
+    before: Vec<Vec<u32>>,
+    /// The draws before each sector, then their total.
+    base: Vec<u32>,
+}
+
+impl Draws {
+    fn new(tb: &Tablebase, variant: Variant, sectors: Vec<Sector>) -> Draws {
+        let mut bits = Vec::new();
+        let mut before = Vec::new();
+        let mut base = vec![0u32];
+        for &s in &sectors {
+            let size = SectorIndex::get(Board::Nine, s.us.into(), s.them.into()).size();
+            let words: Vec<u64> = (0..size.div_ceil(64))
+                .into_par_iter()
+                .map(|w| {
+                    (w * 64..(w * 64 + 64).min(size))
+                        .filter(|&i| is_draw(tb, &movement_position(variant, s, i)))
+                        .fold(0u64, |word, i| word | 1 << (i % 64))
+                })
+                .collect();
+            let mut count = 0u32;
+            before.push(
+                words
+                    .iter()
+                    .map(|w| {
+                        let b = count;
+                        count += w.count_ones();
+                        b
+                    })
+                    .collect(),
+            );
+            bits.push(words);
+            base.push(base.last().unwrap() + count);
+        }
+        Draws {
+            sectors,
+            bits,
+            before,
+            base,
+        }
+    }
+
+    fn slot(&self, s: Sector) -> usize {
+        self.sectors.iter().position(|&x| x == s).unwrap()
+    }
+
+    /// The number of drawn entry `i` of `s`; `None` where it is decided.
+    fn id(&self, s: Sector, i: u64) -> Option<u32> {
+        let k = self.slot(s);
+        let (word, bit) = ((i / 64) as usize, i % 64);
+        let w = self.bits[k][word];
+        (w >> bit & 1 == 1)
+            .then(|| self.base[k] + self.before[k][word] + (w & ((1u64 << bit) - 1)).count_ones())
+    }
+
+    /// The drawn entries of the sector in `slot`, in order.
+    fn entries(&self, slot: usize) -> impl Iterator<Item = u64> + '_ {
+        self.bits[slot].iter().enumerate().flat_map(|(word, &w)| {
+            (0..64)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| word as u64 * 64 + b)
+        })
+    }
+
+    fn len(&self) -> usize {
+        *self.base.last().unwrap() as usize
+    }
+}
+
+/// The classes of a game's drawn movement positions (for the side to move), by the
+/// definition, numbered as in `Draws`.
+struct MovementOracle {
+    draws: Draws,
+    class: Vec<i8>,
+}
+
+impl MovementOracle {
+    fn class(&self, s: Sector, i: u64) -> Option<i8> {
+        self.draws.id(s, i).map(|d| self.class[d as usize])
+    }
+}
+
+/// Every class of a game's movement sectors, by the definition. Nodes are the drawn
+/// positions, each once with `P` to move (node `2d + 1`) and once with its opponent
+/// to move (`2d`); a node's children are its drawing moves, one flat array of `u32`
+/// for the whole game, the same draws for both nodes of a position (with `P`'s turn
+/// passed on).
+fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> MovementOracle {
+    // Sector::all lists the two sectors of a pair together, smaller material first.
     let sectors: Vec<Sector> = Sector::all()
         .into_iter()
         .filter(|s| s.us <= max && s.them <= max)
         .collect();
     let stays: HashMap<Sector, i8> = sectors.iter().map(|&s| (s, stay(tb, variant, s))).collect();
-    // Nodes: drawn positions, each once with "P" to move and once with its opponent.
-    let mut id: HashMap<(Sector, u64, bool), usize> = HashMap::new();
-    let mut nodes: Vec<(Sector, u64, bool)> = Vec::new();
-    for &s in &sectors {
-        let index = SectorIndex::get(Board::Nine, s.us.into(), s.them.into());
-        for i in 0..index.size() {
-            if is_draw(tb, &movement_position(variant, s, i)) {
-                for p in [true, false] {
-                    id.insert((s, i, p), nodes.len());
-                    nodes.push((s, i, p));
+    let draws = Draws::new(tb, variant, sectors.clone());
+    let mut first = Vec::with_capacity(draws.len() + 1);
+    first.push(0u64);
+    let mut children: Vec<u32> = Vec::new();
+    for (slot, &s) in sectors.iter().enumerate() {
+        let entries: Vec<u64> = draws.entries(slot).collect();
+        let lists: Vec<Vec<u32>> = entries
+            .par_iter()
+            .map(|&i| {
+                let pos = movement_position(variant, s, i);
+                let mut out = Vec::new();
+                for &m in pos.legal_moves().iter() {
+                    let next = pos.play_unchecked(m);
+                    if next.is_reduced(next.side_to_move()) || !is_draw(tb, &next) {
+                        continue;
+                    }
+                    let t =
+                        Sector::new(next.us().count() as u8, next.them().count() as u8).unwrap();
+                    let j = SectorIndex::get(Board::Nine, t.us.into(), t.them.into())
+                        .index(next.us(), next.them());
+                    out.push(draws.id(t, j).unwrap());
                 }
-            }
+                out
+            })
+            .collect();
+        for list in lists {
+            children.extend_from_slice(&list);
+            first.push(children.len() as u64);
         }
     }
-    let children: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|&(s, i, p)| {
-            let pos = movement_position(variant, s, i);
-            let mut out = Vec::new();
-            for &m in pos.legal_moves().iter() {
-                let next = pos.play_unchecked(m);
-                if next.is_reduced(next.side_to_move()) || !is_draw(tb, &next) {
-                    continue;
-                }
-                let t = Sector::new(next.us().count() as u8, next.them().count() as u8).unwrap();
-                let j = SectorIndex::get(Board::Nine, t.us.into(), t.them.into())
-                    .index(next.us(), next.them());
-                out.push(id[&(t, j, !p)]);
-            }
-            out
-        })
-        .collect();
-    let pair_of = |s: Sector| {
-        if s.us <= s.them {
-            (s.us, s.them)
-        } else {
-            (s.them, s.us)
-        }
-    };
+    let children_of = |d: usize| &children[first[d] as usize..first[d + 1] as usize];
     let mut thresholds: Vec<i8> = stays.values().copied().collect();
     thresholds.sort_unstable();
     thresholds.dedup();
-    let mut class: HashMap<(Sector, u64), i8> = HashMap::new();
+    let mut class = vec![i8::MIN; draws.len()];
+    let mut win = vec![false; 2 * draws.len()];
     for &t in &thresholds {
-        let mut win = vec![false; nodes.len()];
         // Pairs in solving order: each after those its captures reach.
-        let mut pairs: Vec<(u8, u8)> = sectors.iter().map(|&s| pair_of(s)).collect();
-        pairs.dedup();
-        for pair in pairs {
-            let members: Vec<usize> = (0..nodes.len())
-                .filter(|&n| pair_of(nodes[n].0) == pair)
+        let mut slot = 0;
+        while slot < sectors.len() {
+            let s = sectors[slot];
+            let pair = if s.us == s.them { 1 } else { 2 };
+            let range = draws.base[slot] as usize..draws.base[slot + pair] as usize;
+            // P's stay class at node (d, p): its sector's for P to move, negated
+            // otherwise. Each half of the pair (one P) is good or bad as a whole.
+            let halves: Vec<[bool; 2]> = sectors[slot..slot + pair]
+                .iter()
+                .map(|s| [-stays[s] >= t, stays[s] >= t])
                 .collect();
-            // P's stay class at a node: the sector's for P to move, negated otherwise.
-            let good = |n: usize| {
-                let (s, _, p) = nodes[n];
-                let v = stays[&s];
-                (if p { v } else { -v }) >= t
-            };
-            // Each half of the pair (one P) is good or bad as a whole.
-            for n in &members {
-                win[*n] = good(*n);
+            let second = draws.base[slot + 1] as usize;
+            let good = |d: usize, p: bool| halves[usize::from(d >= second)][usize::from(p)];
+            for d in range.clone() {
+                for p in [false, true] {
+                    win[2 * d + usize::from(p)] = good(d, p);
+                }
             }
             loop {
                 let mut changed = false;
-                for &n in &members {
-                    let p = nodes[n].2;
-                    let now = if p {
-                        children[n].iter().any(|&c| win[c])
-                    } else {
-                        children[n].iter().all(|&c| win[c])
-                    };
-                    // Good halves shrink from everything, bad ones grow from nothing.
-                    let next = if good(n) {
-                        win[n] && now
-                    } else {
-                        win[n] || now
-                    };
-                    if next != win[n] {
-                        win[n] = next;
-                        changed = true;
+                for d in range.clone() {
+                    for p in [false, true] {
+                        let n = 2 * d + usize::from(p);
+                        let child = |c: &u32| win[2 * *c as usize + usize::from(!p)];
+                        let now = if p {
+                            children_of(d).iter().any(child)
+                        } else {
+                            children_of(d).iter().all(child)
+                        };
+                        // Good halves shrink from everything, bad ones grow from nothing.
+                        let next = if good(d, p) {
+                            win[n] && now
+                        } else {
+                            win[n] || now
+                        };
+                        if next != win[n] {
+                            win[n] = next;
+                            changed = true;
+                        }
                     }
                 }
                 if !changed {
                     break;
                 }
             }
+            slot += pair;
         }
-        for (n, &(s, i, p)) in nodes.iter().enumerate() {
-            if p && win[n] {
-                class.insert((s, i), t);
+        for (d, c) in class.iter_mut().enumerate() {
+            if win[2 * d + 1] {
+                *c = t;
             }
         }
     }
-    class
+    assert!(
+        class.iter().all(|&c| c != i8::MIN),
+        "a draw without a class at the lowest threshold"
+    );
+    MovementOracle { draws, class }
 }
 
-/// Every class of a game's placement sectors, by recursion over the moves.
+/// Every class of a game's placement sectors, by recursion over the moves; a drawn
+/// entry's class, `i8::MIN` for one decided (or not reached).
 fn oracle_placement(
     tb: &Tablebase,
     variant: Variant,
     max: u8,
-    movement: &HashMap<(Sector, u64), i8>,
-) -> HashMap<(PlacementSector, u64), i8> {
+    movement: &MovementOracle,
+) -> HashMap<PlacementSector, Vec<i8>> {
     fn class_of(
         tb: &Tablebase,
         pos: &Position,
-        movement: &HashMap<(Sector, u64), i8>,
-        memo: &mut HashMap<(PlacementSector, u64), i8>,
+        movement: &MovementOracle,
+        memo: &mut HashMap<PlacementSector, Vec<i8>>,
     ) -> i8 {
         let index_of = |us, them| SectorIndex::get(Board::Nine, us, them);
         if let Some(p) = PlacementSector::of(pos) {
-            let i = index_of(p.us.into(), p.them.into()).index(pos.us(), pos.them());
-            if let Some(&c) = memo.get(&(p, i)) {
-                return c;
+            let index = index_of(p.us.into(), p.them.into());
+            let i = index.index(pos.us(), pos.them()) as usize;
+            let known = memo
+                .entry(p)
+                .or_insert_with(|| vec![i8::MIN; index.size() as usize])[i];
+            if known != i8::MIN {
+                return known;
             }
             let mut best = i8::MIN;
             for &m in pos.legal_moves().iter() {
@@ -195,12 +300,12 @@ fn oracle_placement(
                     best = best.max(-class_of(tb, &next, movement, memo));
                 }
             }
-            memo.insert((p, i), best);
+            memo.get_mut(&p).unwrap()[i] = best;
             best
         } else {
             let s = Sector::new(pos.us().count() as u8, pos.them().count() as u8).unwrap();
             let i = index_of(s.us.into(), s.them.into()).index(pos.us(), pos.them());
-            movement[&(s, i)]
+            movement.class(s, i).unwrap()
         }
     }
     let mut memo = HashMap::new();
@@ -252,7 +357,7 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
             let pos = movement_position(variant, s, i);
             let got = tb.class(&pos).unwrap();
             let expected = match &oracle {
-                Some(o) => o.get(&(s, i)).copied(),
+                Some(o) => o.class(s, i),
                 None => got.map(|g| g.class),
             };
             match expected {
@@ -284,9 +389,13 @@ fn check_game(variant: Variant, max: u8, naive: bool) -> u64 {
             let pos = Position::from_setup(&p.game_setup(us, them), variant).unwrap();
             let got = tb.class(&pos).unwrap();
             if let Some(placed) = &placed {
+                let expected = placed
+                    .get(&p)
+                    .map(|classes| classes[i as usize])
+                    .filter(|&c| c != i8::MIN);
                 assert_eq!(
                     got.map(|c| c.class),
-                    placed.get(&(p, i)).copied(),
+                    expected,
                     "{} {p} entry {i}",
                     variant.name()
                 );
