@@ -457,7 +457,7 @@ fn classes_of_the_no_flying_five_piece_game_match_the_definition() {
 }
 
 #[test]
-#[ignore = "slow: the Standard five-piece game, long in --release, and more than 24 GB of memory"]
+#[ignore = "slow: the Standard five-piece game, about 25 minutes in --release and 6 GB of memory"]
 fn classes_of_the_standard_five_piece_game_match_the_definition() {
     check_game(Variant::Standard, 5, true);
 }
