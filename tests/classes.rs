@@ -75,7 +75,8 @@ fn stay(tb: &Tablebase, variant: Variant, s: Sector) -> i8 {
 /// order within each. Each sector's draws are a bitmap with the count of draws before
 /// each word, 12 bytes per 64 positions instead of a hash map entry per draw.
 struct Draws {
-    sectors: Vec<Sector>,
+    /// Each sector's place in the lists below.
+    slots: HashMap<Sector, usize>,
     bits: Vec<Vec<u64>>,
     before: Vec<Vec<u32>>,
     /// The draws before each sector, then their total.
@@ -83,11 +84,11 @@ struct Draws {
 }
 
 impl Draws {
-    fn new(tb: &Tablebase, variant: Variant, sectors: Vec<Sector>) -> Draws {
+    fn new(tb: &Tablebase, variant: Variant, sectors: &[Sector]) -> Draws {
         let mut bits = Vec::new();
         let mut before = Vec::new();
         let mut base = vec![0u32];
-        for &s in &sectors {
+        for &s in sectors {
             let size = SectorIndex::get(Board::Nine, s.us.into(), s.them.into()).size();
             let words: Vec<u64> = (0..size.div_ceil(64))
                 .into_par_iter()
@@ -112,20 +113,16 @@ impl Draws {
             base.push(base.last().unwrap() + count);
         }
         Draws {
-            sectors,
+            slots: sectors.iter().enumerate().map(|(k, &s)| (s, k)).collect(),
             bits,
             before,
             base,
         }
     }
 
-    fn slot(&self, s: Sector) -> usize {
-        self.sectors.iter().position(|&x| x == s).unwrap()
-    }
-
     /// The number of drawn entry `i` of `s`; `None` where it is decided.
     fn id(&self, s: Sector, i: u64) -> Option<u32> {
-        let k = self.slot(s);
+        let k = self.slots[&s];
         let (word, bit) = ((i / 64) as usize, i % 64);
         let w = self.bits[k][word];
         (w >> bit & 1 == 1)
@@ -171,7 +168,7 @@ fn oracle_movement(tb: &Tablebase, variant: Variant, max: u8) -> MovementOracle 
         .filter(|s| s.us <= max && s.them <= max)
         .collect();
     let stays: HashMap<Sector, i8> = sectors.iter().map(|&s| (s, stay(tb, variant, s))).collect();
-    let draws = Draws::new(tb, variant, sectors.clone());
+    let draws = Draws::new(tb, variant, &sectors);
     let mut first = Vec::with_capacity(draws.len() + 1);
     first.push(0u64);
     let mut children: Vec<u32> = Vec::new();
