@@ -51,12 +51,18 @@ pub struct Args {
     #[arg(long)]
     no_classes: bool,
 
-    /// Write compact files (`.wdl` and `.dtm`, as `morris pack` makes them at its
-    /// default levels) instead of raw ones: a sector's raw file stays only while
-    /// sectors still to be solved read it, then it is packed and removed (raw files
-    /// of the run's sectors already in the directory too).
+    /// Write compact files (`.wdl` and `.dtm`, as `morris pack` makes them at the same
+    /// --level) instead of raw ones: a sector's raw file stays only while sectors
+    /// still to be solved read it, then it is packed and removed (raw files of the
+    /// run's sectors already in the directory too).
     #[arg(long)]
     compact: bool,
+
+    /// With --compact: the zstd level of the files the set keeps, 1 (fast) to 22
+    /// (smallest) [default: that of `morris pack`, 7]. Level 12 writes `.dtm` files
+    /// about 5% smaller at about three times the packing time.
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), requires = "compact")]
+    level: Option<i32>,
 
     /// With --compact: which sectors keep a .dtm file (see `morris pack --help`) and a
     /// class file: with one-side, the others' distances and classes come from a
@@ -127,7 +133,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let clock = Instant::now();
     let mut reports = Vec::new();
     let output = if args.compact {
-        driver::Output::Compact(args.distances.into())
+        driver::Output::Compact {
+            distances: args.distances.into(),
+            level: args.level,
+        }
     } else {
         driver::Output::Raw
     };

@@ -364,7 +364,7 @@ impl Engine {
         match &self.state {
             Ok(s) => {
                 let pos = s.game.position();
-                out!("{}", notation::position_diagram(&pos));
+                out!("{}", notation::position_diagram(pos));
                 outln!("fen {}", notation::setup_to_sanmill(&pos.to_setup()));
                 if let Some(half) = s.pending {
                     outln!("pending {half}: a capture is owed");

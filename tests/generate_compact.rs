@@ -190,3 +190,67 @@ fn a_sector_and_what_it_needs_go_compact_too() {
     let out = morris(&["verify", "--tb", path]);
     assert!(out.contains("ok"), "{out}");
 }
+
+/// `--level` packs the files a compact run keeps as `pack --level` packs them, and
+/// is refused without `--compact`.
+#[test]
+fn a_compact_run_packs_at_the_level_asked_for() {
+    let raw = tempfile::tempdir().unwrap();
+    let packed = tempfile::tempdir().unwrap();
+    let default = tempfile::tempdir().unwrap();
+    let twelve = tempfile::tempdir().unwrap();
+    let dir = |d: &tempfile::TempDir| d.path().to_str().unwrap().to_owned();
+    let generate = |d: &str, level: Option<&str>| {
+        let mut args = vec![
+            "generate",
+            "--sector",
+            "4-4",
+            "--compact",
+            "--no-classes",
+            "--tb",
+            d,
+        ];
+        args.extend(level.map(|l| ["--level", l]).into_iter().flatten());
+        morris(&args);
+    };
+    morris(&[
+        "generate",
+        "--sector",
+        "4-4",
+        "--no-classes",
+        "--tb",
+        &dir(&raw),
+    ]);
+    morris(&[
+        "pack",
+        "--tb",
+        &dir(&raw),
+        "--out",
+        &dir(&packed),
+        "--variant",
+        "standard",
+        "--level",
+        "12",
+    ]);
+    generate(&dir(&default), None);
+    generate(&dir(&twelve), Some("12"));
+    let (got, expected) = (files(twelve.path()), files(packed.path()));
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    assert!(got == expected, "level 12 differs from `pack --level 12`");
+    assert!(
+        files(default.path()) != got,
+        "the default level wrote the bytes of level 12"
+    );
+
+    let out = Command::new(BIN)
+        .args(["generate", "--sector", "3-3", "--level", "12", "--tb"])
+        .arg(raw.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--compact"), "{err}");
+}

@@ -83,13 +83,19 @@ pub enum Output {
     /// Raw files (`.tb`), one byte a position.
     #[default]
     Raw,
-    /// Compact files (`.wdl` and `.dtm`, as `morris pack` writes them at its default
-    /// levels, the `.dtm` files of the sectors `Distances` keeps): a sector's raw file
-    /// stays only while sectors still to be solved read it, then it is packed and
-    /// removed. The `.dtm` files a one-sided set leaves out are written too while
-    /// later sectors read them, and removed at the end of the run; they, and the
-    /// values a sparse set leaves out, are packed at [`SCRATCH_LEVEL`].
-    Compact(Distances),
+    /// Compact files (`.wdl` and `.dtm`, as `morris pack` writes them at zstd level
+    /// `level`, `None` for its default levels, the `.dtm` files of the sectors
+    /// `distances` keeps): a sector's raw file stays only while sectors still to be
+    /// solved read it, then it is packed and removed. The `.dtm` files a one-sided
+    /// set leaves out are written too while later sectors read them, and removed at
+    /// the end of the run; they, and the values a sparse set leaves out, are packed at
+    /// [`SCRATCH_LEVEL`].
+    Compact {
+        /// Which sectors keep their `.dtm` files and values.
+        distances: Distances,
+        /// The zstd level of the files the set keeps (`None`: [`default_level`]).
+        level: Option<i32>,
+    },
 }
 
 /// Receives the events of a run; all methods default to nothing.
@@ -408,7 +414,7 @@ impl<'a> Run<'a> {
     /// compact run) from its `.dtm` file.
     fn decoded(&self, sector: SectorId) -> Result<ValueCopy, FileError> {
         let path = self.dir.join(file_name(self.rules, sector));
-        if matches!(self.output, Output::Compact(_)) && !path.exists() {
+        if matches!(self.output, Output::Compact { .. }) && !path.exists() {
             let path = self.dir.join(compact_name(self.rules, sector, Kind::Dtm));
             let codes = match self.compact(sector, Kind::Dtm) {
                 Ok(f) => f.raw_codes()?,
@@ -458,7 +464,7 @@ impl<'a> Run<'a> {
     fn found(&self, sector: SectorId) -> Found {
         let raw = Found::of(finished(self.dir, self.rules, sector));
         let distances = match self.output {
-            Output::Compact(d) if matches!(raw, Found::Missing) => d,
+            Output::Compact { distances, .. } if matches!(raw, Found::Missing) => distances,
             _ => return raw,
         };
         let mut stats = None;
@@ -522,7 +528,7 @@ impl<'a> Run<'a> {
     /// Pack every raw file of the run left (a compact run), then remove the `.dtm`
     /// files a one-sided set leaves out.
     fn retire_all(&self, reporter: &dyn Reporter) -> Result<(), DriverError> {
-        let Output::Compact(distances) = self.output else {
+        let Output::Compact { distances, .. } = self.output else {
             return Ok(());
         };
         let mut sectors: Vec<SectorId> = self.items.keys().copied().collect();
@@ -530,6 +536,7 @@ impl<'a> Run<'a> {
         for &s in &sectors {
             self.retire(s, reporter)?;
         }
+        reporter.phase("remove scratch files", 0);
         for s in sectors {
             if !distances.keeps(self.rules, s) {
                 let path = self.dir.join(compact_name(self.rules, s, Kind::Dtm));
@@ -551,20 +558,21 @@ impl<'a> Run<'a> {
         if !path.exists() {
             return Ok(());
         }
-        let Output::Compact(distances) = self.output else {
+        let Output::Compact { distances, level } = self.output else {
             return Ok(());
         };
+        reporter.phase(&format!("pack {sector}"), 0);
         let raw = finished(self.dir, self.rules, sector)?;
         for kind in Kind::ALL {
             let out = self.dir.join(compact_name(self.rules, sector, kind));
-            // Bytes the finished set keeps are packed at the default level; the rest
+            // Bytes the finished set keeps are packed at the run's level; the rest
             // only serve the run (see `SCRATCH_LEVEL`).
             let kept = match kind {
                 Kind::Wdl => distances.keeps_values(self.rules, sector),
                 Kind::Dtm => distances.keeps(self.rules, sector),
             };
             let level = if kept {
-                default_level(kind)
+                level.unwrap_or(default_level(kind))
             } else {
                 SCRATCH_LEVEL
             };
@@ -678,13 +686,14 @@ fn placement_into(
         // Those of the last sector it does not need go first, so that no more than
         // one sector's successors are in memory.
         let successors = sector.successors(run.rules);
+        reporter.pair_started(rules, &[sector.into()], sector.size(rules.board()));
+        reporter.phase("load successors", 0);
         deps.retain(|(t, _)| successors.contains(t));
         for next in successors {
             if !deps.iter().any(|(t, _)| *t == next) {
                 deps.push((next, run.decoded(next.into())?));
             }
         }
-        reporter.pair_started(rules, &[sector.into()], sector.size(rules.board()));
         reset_peak_memory();
         let clock = Instant::now();
         let lookup =
@@ -719,6 +728,7 @@ fn written(
         peak_memory: peak_memory(),
         skipped: false,
     };
+    reporter.phase("read back", 0);
     finished(dir, rules, sector)?;
     reporter.sector_done(&report);
     Ok(report)
@@ -774,12 +784,13 @@ fn movement_into(
         }
         // Load only what this pair's captures reach (files checked whole earlier in
         // this run) into memory with huge pages.
+        let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
+        reporter.pair_started(rules, &ids, positions(rules.board(), &pair));
+        reporter.phase("load successors", 0);
         let mut deps: HashMap<Sector, ValueCopy> = HashMap::new();
         for t in pair.iter().filter_map(|s| s.after_capture()) {
             deps.insert(t, run.decoded(t.into())?);
         }
-        let ids: Vec<SectorId> = pair.iter().map(|&s| s.into()).collect();
-        reporter.pair_started(rules, &ids, positions(rules.board(), &pair));
         reset_peak_memory();
         let clock = Instant::now();
         let solved = solve_pair(

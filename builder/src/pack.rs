@@ -39,20 +39,21 @@ pub fn block_log2(kind: Kind, sector: SectorId) -> u8 {
 const BATCH: usize = 64;
 
 /// The zstd level `morris pack` (and `generate --compact`) uses for a kind unless
-/// told otherwise: 12 for both. Measured on the complete six-piece Standard game
-/// (`morris pack --estimate 8 --threads 1`, every 8th block), level 12 packs both
-/// kinds in 0.61 of level 13's time (14.1 s against 23.2 s), the `.wdl` files 0.9%
-/// and the `.dtm` files 1.1% larger; level 11 took half as long again but its
-/// `.dtm` files came out 4.3% larger than level 13's (Standard 5-6+1-0 and 6-6).
-/// Level 13 in turn writes `.dtm` files within 0.5% of level 19's size in half its
-/// time (Standard 7-7 and 6-8+2-1, sampled), and `.wdl` files, their codes packed
-/// four a byte, within 1% of level 16 at half its time and within 4-13% of the size
-/// of one code a byte at level 16 in a seventh to a ninth of its time (Standard 6-6,
-/// 6-7, 7-6, every 40th block).
+/// told otherwise: 7 for both, chosen for the time a whole game takes to build.
+/// Measured on the Standard set (every 10th block of the finished files, one thread,
+/// `level_sweep` example): `.dtm` blocks take 0.042 to 0.055 us of CPU a position at
+/// level 7 against 0.130 to 0.158 at level 12 (8-8+1-0, 7-7+2-1, 8-9+1-0, 5-6+3-2,
+/// 9-9), for files 2.7% to 7.6% larger; `.wdl` blocks 0.006 to 0.009 us against 0.022
+/// to 0.027, 1.8% to 3.4% larger. Over the files a sparse Standard set keeps (every
+/// 20th block), packing takes about 984 s of CPU instead of 3,445 s, for `.dtm`
+/// files 5.4% and `.wdl` files 3.0% larger (docs/COMPACT.md). Levels 8 to 10 pack
+/// no smaller than 7 (within 0.5%) and more slowly; level 11 is within about 1% of
+/// 12's size at three quarters of its time; 3 packs about four times as fast as 7,
+/// 2% to 6% larger again.
 pub const fn default_level(kind: Kind) -> i32 {
     match kind {
-        Kind::Wdl => 12,
-        Kind::Dtm => 12,
+        Kind::Wdl => 7,
+        Kind::Dtm => 7,
     }
 }
 
