@@ -543,6 +543,9 @@ pub fn solve_placement<'a>(
                 .positions_in(b, range.clone())
                 .map(|(_, them, us)| (them, us))
                 .collect();
+            for &(_, us) in &boards {
+                index.prefetch_us(us);
+            }
             let slots: Vec<u64> = boards
                 .iter()
                 .map(|&(them, us)| index.index(us, them))
