@@ -398,12 +398,18 @@ impl SectorIndex {
     /// overlap instead of stalling each location.
     #[inline]
     pub fn prefetch_us(&self, us: Bitboard) {
-        let r = if self.points == crate::sets::ALL_POINTS {
+        morris_sys::prefetch(self.sets.canon_of_rank, self.us_rank(us));
+    }
+
+    /// The row of side-to-move set `us` in the table of canonical sets: its colex rank
+    /// among the sets of its size on the index's points.
+    #[inline]
+    fn us_rank(&self, us: Bitboard) -> usize {
+        (if self.points == crate::sets::ALL_POINTS {
             rank(us.bits())
         } else {
             rank_within(us.bits(), self.points)
-        };
-        morris_sys::prefetch(self.sets.canon_of_rank, r as usize);
+        }) as usize
     }
 
     /// What the index of a position depends on through the side to move's set alone,
@@ -411,12 +417,7 @@ impl SectorIndex {
     /// nothing leads to positions whose side to move has the same pieces).
     #[inline]
     pub fn with_us(&self, us: Bitboard) -> UsSet<'_> {
-        let r = if self.points == crate::sets::ALL_POINTS {
-            rank(us.bits())
-        } else {
-            rank_within(us.bits(), self.points)
-        };
-        let entry = self.sets.canon_of_rank[r as usize];
+        let entry = self.sets.canon_of_rank[self.us_rank(us)];
         let block = (entry >> 4) as usize;
         UsSet {
             index: self,
