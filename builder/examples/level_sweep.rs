@@ -7,10 +7,8 @@
 //! cargo run --release -p morris-builder --example level_sweep -- DIR/standard-8-8+1-0.dtm
 //! ```
 
-use morris_builder::pack::block_log2;
-use morris_engine::Rules;
-use morris_tablebase::compact::{BlockCache, CompactFile, Kind};
-use morris_tablebase::SectorId;
+use morris_builder::pack::{block_log2, stored_block};
+use morris_tablebase::compact::{parse_compact_name, BlockCache, CompactFile};
 use std::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -26,32 +24,19 @@ fn main() -> Result<(), Box<dyn Error>> {
     for arg in std::env::args().skip(1) {
         let path = Path::new(&arg);
         let name = path
-            .file_stem()
+            .file_name()
             .and_then(|s| s.to_str())
             .ok_or("a file name")?;
-        let (variant, sector) = name.split_once('-').ok_or("variant-sector.kind")?;
-        let rules: Rules = variant.parse::<morris_engine::Variant>()?.into();
-        let sector: SectorId = sector.parse()?;
-        let kind = match path.extension().and_then(|e| e.to_str()) {
-            Some("wdl") => Kind::Wdl,
-            _ => Kind::Dtm,
-        };
+        let (rules, sector, kind) =
+            parse_compact_name(name).ok_or("the name of a compact file (.wdl or .dtm)")?;
         let file = CompactFile::open(path, (rules, sector, kind), Arc::new(BlockCache::new(0)))?;
         let codes = file.raw_codes()?;
         let block = 1usize << block_log2(kind, sector);
+        // As `morris pack` stores them before compression.
         let blocks: Vec<Vec<u8>> = codes
             .chunks(block)
             .step_by(every)
-            .map(|raw| {
-                let mapped: Vec<u8> = raw.iter().map(|&c| kind.map(c)).collect();
-                match kind {
-                    Kind::Wdl => mapped
-                        .chunks(4)
-                        .map(|q| q.iter().rev().fold(0u8, |b, &c| b << 2 | (c & 3)))
-                        .collect(),
-                    Kind::Dtm => mapped,
-                }
-            })
+            .map(|raw| stored_block(kind, raw))
             .collect();
         let positions: usize = codes.chunks(block).step_by(every).map(<[u8]>::len).sum();
         for &level in &levels {
@@ -72,8 +57,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
             let unpack = clock.elapsed().as_secs_f64();
             println!(
-                "{name}.{} level {level:2}: {:.3} bits a position, {:.3} us of CPU a position to pack, {:.4} to unpack",
-                if kind == Kind::Wdl { "wdl" } else { "dtm" },
+                "{name} level {level:2}: {:.3} bits a position, {:.3} us of CPU a position to pack, {:.4} to unpack",
                 bytes as f64 * 8.0 / positions as f64,
                 seconds * 1e6 / positions as f64,
                 unpack * 1e6 / positions as f64

@@ -354,7 +354,7 @@ pub fn packed_from(
 /// The bytes a compact file of `kind` stores (before compression) for a block of
 /// raw codes: a `.dtm` file the codes, a `.wdl` file their results packed four a
 /// byte (codec 2 of `morris_tablebase::compact`).
-fn stored_block(kind: Kind, raw: &[u8]) -> Vec<u8> {
+pub fn stored_block(kind: Kind, raw: &[u8]) -> Vec<u8> {
     let codes: Vec<u8> = raw.iter().map(|&c| kind.map(c)).collect();
     match kind {
         Kind::Wdl => pack_codes(&codes),
