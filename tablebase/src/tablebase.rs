@@ -507,9 +507,6 @@ impl Tablebase {
     /// payload checksum fails on first use, or the value read contradicts its
     /// header): a damaged file never answers.
     pub fn probe(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
-        if let Some(found) = self.derive_whole(pos)? {
-            return Ok(Some(found));
-        }
         match self.probe_stored(pos)? {
             Some(p) if p.value.is_distance_unknown() => self.derive(pos, p).map(Some),
             found => Ok(found),
@@ -550,55 +547,6 @@ impl Tablebase {
         };
         let value = f.value(f.index().index(us, them))?;
         Ok(Some(Probe::new(value, &f.header().stats, f.path())))
-    }
-
-    /// The value of a position of a sector whose values and distances both follow
-    /// from its successors' (a sparse set, neither stored), with its distance, by one
-    /// one-ply search over the successors' stored values: what
-    /// [`Tablebase::derived_result`] then [`Tablebase::derive`] find, in one pass
-    /// instead of two (the second would only check the first against the same
-    /// values). `None` where this does not apply, or when a successor is not covered
-    /// or has no distance: then the general way answers.
-    fn derive_whole(&self, pos: &Position) -> Result<Option<Probe<'_>>, FileError> {
-        let Some(tables) =
-            Tablebase::sector_id_of(pos).and_then(|s| self.tables(pos.rules().tables(), s))
-        else {
-            return Ok(None);
-        };
-        let (true, true, None, Some(f)) = (
-            tables.values_derived,
-            tables.derived,
-            &tables.raw,
-            &tables.compact.wdl,
-        ) else {
-            return Ok(None);
-        };
-        let value = match pos.end() {
-            Some(end) => Value::finished(pos, end),
-            None => {
-                let moves = pos.legal_moves();
-                let mut children = Vec::with_capacity(moves.len());
-                for &m in moves.iter() {
-                    let next = pos.play_unchecked(m);
-                    children.push(match next.end() {
-                        Some(end) => Value::finished(&next, end),
-                        None => match self.probe_stored(&next)? {
-                            Some(p) if !p.value.is_distance_unknown() => p.value,
-                            _ => return Ok(None),
-                        },
-                    });
-                }
-                match Value::best_of(children) {
-                    Some(v) => v,
-                    None => return Ok(None),
-                }
-            }
-        };
-        Ok(Some(Probe {
-            value,
-            longest: value.dtm(),
-            file: f.path(),
-        }))
     }
 
     /// The result of a position of a sector whose values are not stored but follow
