@@ -1,0 +1,442 @@
+//! How the codes of a raw tablebase file compress and decode in zstd blocks (as the
+//! compact `.dtm` files store them) against a static order-1 range coder (rANS) over
+//! short blocks, which a probe could decode alone: bits a position (block index and
+//! tables included) and the time to decode a block, the best of three passes.
+//!
+//! ```sh
+//! cargo run --release -p morris-tablebase --example codec_study -- tablebases/standard-7-7.tb
+//! ```
+//!
+//! A study, not part of any file format: `docs/COMPACT.md` ("A coding a probe could
+//! decode alone") gives its results.
+
+use morris_tablebase::file::{HEADER_LEN, MAGIC};
+use rans::Model;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The zstd level of the compact files (`morris pack`'s default).
+const ZSTD_LEVEL: i32 = 7;
+/// Bytes of the index of a block of a compact file: its end offset and checksum.
+const INDEX_ENTRY: usize = 16;
+/// Positions of a compact `.dtm` block of a movement sector.
+const DTM_BLOCK: usize = 4096;
+
+fn main() -> ExitCode {
+    let paths: Vec<String> = std::env::args().skip(1).collect();
+    if paths.is_empty() {
+        eprintln!("usage: codec_study FILE.tb...  (raw tablebase files)");
+        return ExitCode::FAILURE;
+    }
+    for path in &paths {
+        if let Err(e) = study(path) {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The best of three timings of `f`, in seconds.
+fn best_of_three(mut f: impl FnMut()) -> f64 {
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn study(path: &str) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if bytes.len() < HEADER_LEN || bytes[0..8] != MAGIC {
+        return Err("not a raw tablebase file".into());
+    }
+    let n = u64::from_le_bytes(bytes[16..24].try_into().map_err(|_| "short header")?);
+    let codes = usize::try_from(n)
+        .ok()
+        .and_then(|n| bytes.get(HEADER_LEN..HEADER_LEN + n))
+        .ok_or("shorter than its header says")?;
+    let bits = |bytes: usize| bytes as f64 * 8.0 / n as f64;
+    println!("{path}: {n} positions");
+    for block in [DTM_BLOCK, 1024] {
+        let mut blocks = Vec::new();
+        for c in codes.chunks(block) {
+            blocks.push(zstd::bulk::compress(c, ZSTD_LEVEL).map_err(|e| e.to_string())?);
+        }
+        let size: usize = blocks.iter().map(|b| b.len() + INDEX_ENTRY).sum();
+        let mut d = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
+        let mut failed = false;
+        let t = best_of_three(|| {
+            for b in &blocks {
+                failed |= d.decompress(b, block).is_err();
+            }
+        });
+        if failed {
+            return Err("a zstd block did not decompress".into());
+        }
+        println!(
+            "  zstd level {ZSTD_LEVEL}, {block:4} a block: {:.3} bits a position, {:5.2} us a block",
+            bits(size),
+            t * 1e6 / blocks.len() as f64
+        );
+    }
+    for block in [256usize, 512, 1024, 4096] {
+        let model = Model::count(codes.chunks(block)).ok_or("no positions")?;
+        let mut coded = Vec::new();
+        for c in codes.chunks(block) {
+            coded.push(model.encode(c).ok_or("a code outside the model")?);
+        }
+        // The table, a 16-byte index entry (offset, checksum) a 4096 positions, and a
+        // two-byte offset of each shorter block within them.
+        let table = model.freqs().len() * 2 + model.symbols().len();
+        let offsets = if block < DTM_BLOCK {
+            2 * coded.len()
+        } else {
+            0
+        };
+        let size = coded.iter().map(Vec::len).sum::<usize>()
+            + codes.len().div_ceil(DTM_BLOCK) * INDEX_ENTRY
+            + offsets
+            + table;
+        let mut out = vec![0u8; block];
+        let mut failed = false;
+        let t = best_of_three(|| {
+            for (b, c) in coded.iter().zip(codes.chunks(block)) {
+                failed |= model.decode(b, &mut out[..c.len()], true).is_err();
+            }
+        });
+        if failed {
+            return Err("a rANS block did not decode".into());
+        }
+        println!(
+            "  rANS order 1,   {block:4} a block: {:.3} bits a position, {:5.2} us a block ({table} bytes of table)",
+            bits(size),
+            t * 1e6 / coded.len() as f64
+        );
+    }
+    Ok(())
+}
+
+/// A static order-1 range coder (rANS) for the byte codes of a compact file: each code
+/// coded with the frequencies of the codes that follow the one before it in its
+/// block, counted over the whole file, so that a block needs no tables of its own and
+/// a short block decodes as fast as a long one per code.
+///
+/// The coder is the byte-wise 32-bit rANS of Duda and Giesen: the state stays in
+/// `[2^23, 2^31)`, frequencies sum to `2^PROB_BITS`, the coder works backwards
+/// through a block and the decoder forwards. A coded block is the four bytes of the
+/// final state (big-endian), then the bytes the coder shifted out, in decoding order.
+/// Decoding ends in the coder's initial state, having read every byte: both are
+/// checked, so a coded block that was not made by the same model does not decode.
+mod rans {
+    /// log2 of the sum of a context's frequencies.
+    pub const PROB_BITS: u32 = 12;
+    /// The sum of a context's frequencies.
+    const M: u32 = 1 << PROB_BITS;
+    /// The lower bound of the state.
+    const L: u32 = 1 << 23;
+
+    /// Frequencies of the codes of a file, by the code before them (or none, at the
+    /// start of a block): what the coder and the decoder share.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Model {
+        /// The codes that occur, in increasing order (dense index -> code).
+        symbols: Vec<u8>,
+        /// Code -> dense index, `NONE` for a code that does not occur.
+        dense: [u16; 256],
+        /// Per context (a dense index, then the start of a block), the frequency of
+        /// every dense code; a context that never occurs has all zero.
+        freqs: Vec<u16>,
+        /// Cumulative frequencies, as `freqs`.
+        cums: Vec<u16>,
+        /// Per context, the dense code of every slot of `[0, M)` (built for decoding).
+        slots: Vec<u8>,
+    }
+
+    const NONE: u16 = u16::MAX;
+
+    /// Why a coded block does not decode.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Undecodable;
+
+    impl Model {
+        /// The model of `blocks` (the file's codes cut into its blocks): every code's
+        /// count after each code, normalised to `2^PROB_BITS` a context. None when a file
+        /// holds no code.
+        pub fn count<'a>(blocks: impl IntoIterator<Item = &'a [u8]>) -> Option<Model> {
+            let mut counts = vec![0u64; 257 * 256];
+            for block in blocks {
+                let mut ctx = 256usize;
+                for &b in block {
+                    counts[ctx * 256 + usize::from(b)] += 1;
+                    ctx = usize::from(b);
+                }
+            }
+            let mut seen = [false; 256];
+            for ctx in 0..257 {
+                for (s, seen) in seen.iter_mut().enumerate() {
+                    *seen |= counts[ctx * 256 + s] > 0;
+                }
+            }
+            let symbols: Vec<u8> = (0..=255u8).filter(|&s| seen[usize::from(s)]).collect();
+            if symbols.is_empty() {
+                return None;
+            }
+            let a = symbols.len();
+            let mut freqs = vec![0u16; (a + 1) * a];
+            let contexts = symbols
+                .iter()
+                .map(|&s| usize::from(s))
+                .chain(std::iter::once(256));
+            for (c, ctx) in contexts.enumerate() {
+                let row: Vec<u64> = symbols
+                    .iter()
+                    .map(|&s| counts[ctx * 256 + usize::from(s)])
+                    .collect();
+                if let Some(f) = normalise(&row) {
+                    freqs[c * a..(c + 1) * a].copy_from_slice(&f);
+                }
+            }
+            Model::from_freqs(symbols, freqs)
+        }
+
+        /// The model of `symbols` (increasing) with `freqs` (per context, then the start
+        /// context, a row of `symbols.len()` each, summing to `2^PROB_BITS` or all zero):
+        /// `None` if they are not so.
+        pub fn from_freqs(symbols: Vec<u8>, freqs: Vec<u16>) -> Option<Model> {
+            let a = symbols.len();
+            if a == 0 || freqs.len() != (a + 1) * a || symbols.windows(2).any(|w| w[0] >= w[1]) {
+                return None;
+            }
+            let mut dense = [NONE; 256];
+            for (i, &s) in symbols.iter().enumerate() {
+                dense[usize::from(s)] = i as u16;
+            }
+            let mut cums = vec![0u16; freqs.len()];
+            let mut slots = vec![0u8; (a + 1) * M as usize];
+            for c in 0..=a {
+                let row = &freqs[c * a..(c + 1) * a];
+                let sum: u32 = row.iter().map(|&f| u32::from(f)).sum();
+                if sum != 0 && sum != M {
+                    return None;
+                }
+                let mut cum = 0u32;
+                for (s, &f) in row.iter().enumerate() {
+                    cums[c * a + s] = cum as u16;
+                    let start = c * M as usize + cum as usize;
+                    slots[start..start + usize::from(f)].fill(s as u8);
+                    cum += u32::from(f);
+                }
+            }
+            Some(Model {
+                symbols,
+                dense,
+                freqs,
+                cums,
+                slots,
+            })
+        }
+
+        /// The codes that occur.
+        pub fn symbols(&self) -> &[u8] {
+            &self.symbols
+        }
+
+        /// The frequencies, per context (a row of `symbols().len()` each).
+        pub fn freqs(&self) -> &[u16] {
+            &self.freqs
+        }
+
+        /// `block` coded, or `None` when it holds a code (after a code) the model gives
+        /// no frequency.
+        pub fn encode(&self, block: &[u8]) -> Option<Vec<u8>> {
+            let a = self.symbols.len();
+            let mut out = Vec::with_capacity(block.len() / 2 + 8);
+            let mut x = L;
+            for i in (0..block.len()).rev() {
+                let ctx = match i {
+                    0 => a,
+                    _ => usize::from(self.dense[usize::from(block[i - 1])]),
+                };
+                let s = self.dense[usize::from(block[i])];
+                if s == NONE || ctx == usize::from(NONE) {
+                    return None;
+                }
+                let k = ctx * a + usize::from(s);
+                let f = u32::from(self.freqs[k]);
+                if f == 0 {
+                    return None;
+                }
+                let x_max = ((L >> PROB_BITS) << 8) * f;
+                while x >= x_max {
+                    out.push(x as u8);
+                    x >>= 8;
+                }
+                x = ((x / f) << PROB_BITS) + (x % f) + u32::from(self.cums[k]);
+            }
+            out.extend_from_slice(&x.to_le_bytes());
+            out.reverse();
+            Some(out)
+        }
+
+        /// Decode the first `out.len()` codes of a coded block into `out` (all of them when
+        /// `out` is as long as the block, which must then be read exactly).
+        ///
+        /// # Errors
+        /// [`Undecodable`] when `data` runs out, or (`whole`) does not end where it should.
+        pub fn decode(&self, data: &[u8], out: &mut [u8], whole: bool) -> Result<(), Undecodable> {
+            let a = self.symbols.len();
+            let (head, mut rest) = data.split_first_chunk::<4>().ok_or(Undecodable)?;
+            let mut x = u32::from_be_bytes(*head);
+            let mut ctx = a;
+            for o in out.iter_mut() {
+                let slot = x & (M - 1);
+                let s = usize::from(
+                    *self
+                        .slots
+                        .get(ctx * M as usize + slot as usize)
+                        .ok_or(Undecodable)?,
+                );
+                let k = ctx * a + s;
+                let f = u32::from(self.freqs[k]);
+                x = f * (x >> PROB_BITS) + slot - u32::from(self.cums[k]);
+                while x < L {
+                    let (&b, r) = rest.split_first().ok_or(Undecodable)?;
+                    x = (x << 8) | u32::from(b);
+                    rest = r;
+                }
+                *o = self.symbols[s];
+                ctx = s;
+            }
+            if whole && (x != L || !rest.is_empty()) {
+                return Err(Undecodable);
+            }
+            Ok(())
+        }
+    }
+
+    /// `counts` scaled to sum to `M`, every nonzero count at least 1; `None` if all are
+    /// zero.
+    fn normalise(counts: &[u64]) -> Option<Vec<u16>> {
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let mut f: Vec<u32> = counts
+            .iter()
+            .map(|&c| match c {
+                0 => 0,
+                _ => ((u128::from(c) * u128::from(M) / u128::from(total)) as u32).max(1),
+            })
+            .collect();
+        let mut sum: u32 = f.iter().sum();
+        // Flooring leaves the sum short, the minimum of 1 may take it over: give the
+        // difference to (or take it from) the largest frequencies.
+        while sum != M {
+            let (i, _) = f
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, &v)| (v, std::cmp::Reverse(i)))?;
+            if sum < M {
+                f[i] += M - sum;
+                sum = M;
+            } else {
+                let take = (sum - M).min(f[i] - 1);
+                if take == 0 {
+                    return None;
+                }
+                f[i] -= take;
+                sum -= take;
+            }
+        }
+        Some(f.into_iter().map(|v| v as u16).collect())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn random(seed: u64) -> impl FnMut() -> u64 {
+            let mut s = seed | 1;
+            move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s
+            }
+        }
+
+        #[test]
+        fn blocks_decode_to_what_was_coded() {
+            for seed in 1..40u64 {
+                let mut next = random(seed);
+                let alphabet = 1 + (next() % 40) as u8;
+                let blocks: Vec<Vec<u8>> = (0..8)
+                    .map(|_| {
+                        let n = (next() % 3000) as usize;
+                        let mut prev = 0u8;
+                        (0..n)
+                            .map(|_| {
+                                // Skewed and correlated with the code before.
+                                if next().is_multiple_of(4) {
+                                    prev = (next() % u64::from(alphabet)) as u8;
+                                }
+                                prev * 3
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let Some(model) = Model::count(blocks.iter().map(|b| b.as_slice())) else {
+                    assert!(blocks.iter().all(|b| b.is_empty()));
+                    continue;
+                };
+                let again = Model::from_freqs(model.symbols().to_vec(), model.freqs().to_vec());
+                assert_eq!(again.as_ref(), Some(&model));
+                for b in &blocks {
+                    let coded = model.encode(b).expect("codes of the model");
+                    let mut out = vec![0u8; b.len()];
+                    model.decode(&coded, &mut out, true).expect("decodes");
+                    assert_eq!(&out, b);
+                    // A prefix decodes alone.
+                    let mut part = vec![0u8; b.len() / 2];
+                    model.decode(&coded, &mut part, false).expect("decodes");
+                    assert_eq!(part, b[..b.len() / 2]);
+                    // A block cut short is found (it runs out, or does not end in the
+                    // coder's first state).
+                    if coded.len() > 4 {
+                        let mut short = coded.clone();
+                        short.pop();
+                        assert_eq!(model.decode(&short, &mut out, true), Err(Undecodable));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn a_code_outside_the_model_is_refused() {
+            let model = Model::count([&[1u8, 2, 1, 2][..]]).expect("a model");
+            assert_eq!(model.encode(&[1, 3]), None);
+            // 2 never starts a block, 1 never follows 1.
+            assert_eq!(model.encode(&[2]), None);
+            assert_eq!(model.encode(&[1, 1]), None);
+            assert!(model.encode(&[1, 2, 1]).is_some());
+        }
+
+        #[test]
+        fn frequencies_sum_to_the_total_and_keep_every_code() {
+            let f = normalise(&[1, 0, 1_000_000, 3, 0, 1]).expect("counts");
+            assert_eq!(f.iter().map(|&v| u32::from(v)).sum::<u32>(), M);
+            assert_eq!(
+                f.iter().map(|&v| v > 0).collect::<Vec<_>>(),
+                [true, false, true, true, false, true]
+            );
+            assert_eq!(normalise(&[0, 0]), None);
+            let many: Vec<u64> = (0..256).map(|i| 1 + i * i).collect();
+            let f = normalise(&many).expect("counts");
+            assert_eq!(f.iter().map(|&v| u32::from(v)).sum::<u32>(), M);
+            assert!(f.iter().all(|&v| v >= 1));
+        }
+    }
+}
