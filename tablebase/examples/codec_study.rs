@@ -129,7 +129,8 @@ fn study(path: &str) -> Result<(), String> {
 /// through a block and the decoder forwards. A coded block is the four bytes of the
 /// final state (big-endian), then the bytes the coder shifted out, in decoding order.
 /// Decoding ends in the coder's initial state, having read every byte: both are
-/// checked, so a coded block that was not made by the same model does not decode.
+/// checked, so a block cut short, or one that another model made, seldom decodes
+/// (the compact files check a block's bytes by their checksum before this).
 mod rans {
     /// log2 of the sum of a context's frequencies.
     pub const PROB_BITS: u32 = 12;
