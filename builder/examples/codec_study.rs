@@ -1,119 +1,114 @@
-//! How the codes of a raw tablebase file compress and decode in zstd blocks (as the
-//! compact `.dtm` files store them) against a static order-1 range coder (rANS) over
-//! short blocks, which a probe could decode alone: bits a position (block index and
+//! How the codes of a raw tablebase file compress and decode in zstd blocks, as `morris
+//! pack` stores a `.dtm` file, against a static order-1 range coder (rANS) over short
+//! blocks, which a probe could decode alone: bits a position (header, block index and
 //! tables included) and the time to decode a block, the best of three passes.
 //!
 //! ```sh
-//! cargo run --release -p morris-tablebase --example codec_study -- tablebases/standard-7-7.tb
+//! cargo run --release -p morris-builder --example codec_study -- tablebases/standard-7-7.tb
 //! ```
 //!
 //! A study, not part of any file format: `docs/COMPACT.md` ("A coding a probe could
 //! decode alone") gives its results.
 
-use morris_tablebase::file::{HEADER_LEN, MAGIC};
+use morris_builder::pack::{block_log2, default_level, overhead, stored_block};
+use morris_tablebase::compact::{Kind, INDEX_ENTRY};
+use morris_tablebase::file::{parse_file_name, HEADER_LEN};
+use morris_tablebase::SectorFile;
 use rans::Model;
-use std::process::ExitCode;
+use std::error::Error;
+use std::path::Path;
 use std::time::Instant;
 
-/// The zstd level of the compact files (`morris pack`'s default).
-const ZSTD_LEVEL: i32 = 7;
-/// Bytes of the index of a block of a compact file: its end offset and checksum.
-const INDEX_ENTRY: usize = 16;
-/// Positions of a compact `.dtm` block of a movement sector.
-const DTM_BLOCK: usize = 4096;
+/// Shorter blocks than `pack`'s, for comparison.
+const ZSTD_SHORT_BLOCK: usize = 1024;
+/// Block sizes of the range coder; those shorter than `pack`'s are counted as parts of
+/// its blocks: one index entry per `pack` block, a 2-byte offset per part.
+const RANS_BLOCKS: [usize; 4] = [256, 512, 1024, 4096];
 
-fn main() -> ExitCode {
+fn main() -> Result<(), Box<dyn Error>> {
     let paths: Vec<String> = std::env::args().skip(1).collect();
     if paths.is_empty() {
-        eprintln!("usage: codec_study FILE.tb...  (raw tablebase files)");
-        return ExitCode::FAILURE;
+        return Err("usage: codec_study FILE.tb...  (raw tablebase files)".into());
     }
-    for path in &paths {
-        if let Err(e) = study(path) {
-            eprintln!("{path}: {e}");
-            return ExitCode::FAILURE;
-        }
+    for arg in &paths {
+        study(Path::new(arg))?;
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-/// The best of three timings of `f`, in seconds.
-fn best_of_three(mut f: impl FnMut()) -> f64 {
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
+/// Microseconds a block of the best of three passes of `decode` over the blocks, after
+/// an untimed pass has checked that each decodes to its `stored` codes.
+fn per_block_us(
+    stored: &[Vec<u8>],
+    mut decode: impl FnMut(usize) -> Option<Vec<u8>>,
+) -> Result<f64, String> {
+    if (0..stored.len()).any(|b| decode(b).as_ref() != Some(&stored[b])) {
+        return Err("a block did not decode to itself".into());
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for b in 0..stored.len() {
+            std::hint::black_box(decode(b));
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best * 1e6 / stored.len() as f64)
 }
 
-fn study(path: &str) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.len() < HEADER_LEN || bytes[0..8] != MAGIC {
-        return Err("not a raw tablebase file".into());
-    }
-    let n = u64::from_le_bytes(bytes[16..24].try_into().map_err(|_| "short header")?);
-    let codes = usize::try_from(n)
-        .ok()
-        .and_then(|n| bytes.get(HEADER_LEN..HEADER_LEN + n))
-        .ok_or("shorter than its header says")?;
-    let bits = |bytes: usize| bytes as f64 * 8.0 / n as f64;
-    println!("{path}: {n} positions");
-    for block in [DTM_BLOCK, 1024] {
-        let mut blocks = Vec::new();
-        for c in codes.chunks(block) {
-            blocks.push(zstd::bulk::compress(c, ZSTD_LEVEL).map_err(|e| e.to_string())?);
-        }
-        let size: usize = blocks.iter().map(|b| b.len() + INDEX_ENTRY).sum();
-        let mut d = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
-        let mut failed = false;
-        let t = best_of_three(|| {
-            for b in &blocks {
-                failed |= d.decompress(b, block).is_err();
-            }
-        });
-        if failed {
-            return Err("a zstd block did not decompress".into());
-        }
+fn study(path: &Path) -> Result<(), Box<dyn Error>> {
+    let name = path
+        .file_name()
+        .and_then(|s| s.to_str())
+        .ok_or("a file name")?;
+    let (rules, sector) = parse_file_name(name).ok_or("the name of a raw file (.tb)")?;
+    let raw = SectorFile::open(path, rules, sector)?;
+    let codes = raw.entries()?;
+    let n = codes.len() as u64;
+    let bits = |bytes: u64| bytes as f64 * 8.0 / n as f64;
+    let kind = Kind::Dtm;
+    let (pack_block, level) = (1usize << block_log2(kind, sector), default_level(kind));
+    println!("{name}: {n} positions");
+    for block in [pack_block, ZSTD_SHORT_BLOCK] {
+        // As `morris pack` stores them before compression.
+        let stored: Vec<Vec<u8>> = codes.chunks(block).map(|c| stored_block(kind, c)).collect();
+        let packed: Vec<Vec<u8>> = stored
+            .iter()
+            .map(|b| zstd::bulk::compress(b, level))
+            .collect::<Result<_, _>>()?;
+        let size = (HEADER_LEN + INDEX_ENTRY * packed.len()) as u64
+            + packed.iter().map(|b| b.len() as u64).sum::<u64>();
+        let mut d = zstd::bulk::Decompressor::new()?;
+        let us = per_block_us(&stored, |b| d.decompress(&packed[b], block).ok())?;
         println!(
-            "  zstd level {ZSTD_LEVEL}, {block:4} a block: {:.3} bits a position, {:5.2} us a block",
-            bits(size),
-            t * 1e6 / blocks.len() as f64
+            "  zstd level {level}, {block:4} a block: {:.3} bits a position, {us:5.2} us a block",
+            bits(size)
         );
     }
-    for block in [256usize, 512, 1024, 4096] {
-        let model = Model::count(codes.chunks(block)).ok_or("no positions")?;
-        let mut coded = Vec::new();
-        for c in codes.chunks(block) {
-            coded.push(model.encode(c).ok_or("a code outside the model")?);
-        }
-        // The table, a 16-byte index entry (offset, checksum) a 4096 positions, and a
-        // two-byte offset of each shorter block within them.
-        let table = model.freqs().len() * 2 + model.symbols().len();
-        let offsets = if block < DTM_BLOCK {
-            2 * coded.len()
+    for block in RANS_BLOCKS {
+        let stored: Vec<Vec<u8>> = codes.chunks(block).map(|c| stored_block(kind, c)).collect();
+        let model = Model::count(stored.iter().map(Vec::as_slice)).ok_or("no positions")?;
+        let coded: Vec<Vec<u8>> = stored
+            .iter()
+            .map(|b| model.encode(b).ok_or("a code outside the model"))
+            .collect::<Result<_, _>>()?;
+        let table = (model.freqs().len() * 2 + model.symbols().len()) as u64;
+        let offsets = if block < pack_block {
+            2 * coded.len() as u64
         } else {
             0
         };
-        let size = coded.iter().map(Vec::len).sum::<usize>()
-            + codes.len().div_ceil(DTM_BLOCK) * INDEX_ENTRY
+        let size = overhead(kind, sector, n)
             + offsets
-            + table;
-        let mut out = vec![0u8; block];
-        let mut failed = false;
-        let t = best_of_three(|| {
-            for (b, c) in coded.iter().zip(codes.chunks(block)) {
-                failed |= model.decode(b, &mut out[..c.len()], true).is_err();
-            }
-        });
-        if failed {
-            return Err("a rANS block did not decode".into());
-        }
+            + table
+            + coded.iter().map(|b| b.len() as u64).sum::<u64>();
+        let us = per_block_us(&stored, |b| {
+            let mut out = vec![0u8; stored[b].len()];
+            model.decode(&coded[b], &mut out, true).ok().map(|()| out)
+        })?;
         println!(
-            "  rANS order 1,   {block:4} a block: {:.3} bits a position, {:5.2} us a block ({table} bytes of table)",
-            bits(size),
-            t * 1e6 / coded.len() as f64
+            "  rANS order 1,   {block:4} a block: {:.3} bits a position, {us:5.2} us a block ({table} bytes of table)",
+            bits(size)
         );
     }
     Ok(())
